@@ -1,0 +1,381 @@
+package io.herald.devstack.simulator;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real HTTP server that behaves like an external publishing API, for tests, the demo and
+ * benchmarks.
+ *
+ * <p>API (what Herald's destination client speaks):
+ *
+ * <ul>
+ *   <li>{@code POST /articles} with a JSON object body carrying {@code externalReference}; optional
+ *       {@code Idempotency-Key} header. Answers {@code 201 {"id":...}} for a new article, {@code
+ *       200 {"id":...}} when an honoured idempotency key was seen before.
+ *   <li>{@code GET /articles?externalReference=R}: {@code 200 {"id":...}} or {@code 404}; {@code
+ *       501} when lookup is switched off.
+ *   <li>Admin (for the standalone process): {@code GET /admin/articles[?externalReference=R]},
+ *       {@code PUT /admin/behaviour}, {@code POST /admin/faults}, {@code POST /admin/reset}.
+ * </ul>
+ *
+ * <p>Thread-safety: all methods may be called from any thread while the server runs. Requests are
+ * served on virtual threads, so a stalled request never blocks others.
+ */
+public final class DestinationSimulator implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(DestinationSimulator.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final int MAX_BODY_BYTES = 1 << 20;
+
+  private final HttpServer server;
+  private final ExecutorService executor;
+  private final ArticleStore store;
+  private final AtomicReference<Behaviour> behaviour;
+  private final Queue<Fault> faults = new ConcurrentLinkedQueue<>();
+  private final String requiredBearerToken;
+
+  private DestinationSimulator(
+      HttpServer server, Behaviour behaviour, String requiredBearerToken, Clock clock) {
+    this.server = server;
+    this.behaviour = new AtomicReference<>(behaviour);
+    this.requiredBearerToken = requiredBearerToken;
+    this.store = new ArticleStore(clock);
+    this.executor = Executors.newVirtualThreadPerTaskExecutor();
+    server.setExecutor(executor);
+    server.createContext("/articles", this::handleArticles);
+    server.createContext("/admin", this::handleAdmin);
+  }
+
+  /** Starts a simulator on an ephemeral port of the loopback interface, no credentials required. */
+  public static DestinationSimulator start(Behaviour behaviour) {
+    return start("127.0.0.1", 0, behaviour, null);
+  }
+
+  /**
+   * Starts a simulator.
+   *
+   * @param port 0 for an ephemeral port
+   * @param requiredBearerToken when not null, article requests without {@code Authorization: Bearer
+   *     <token>} get 401
+   */
+  public static DestinationSimulator start(
+      String host, int port, Behaviour behaviour, String requiredBearerToken) {
+    Objects.requireNonNull(behaviour, "behaviour");
+    try {
+      HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 256);
+      DestinationSimulator simulator =
+          new DestinationSimulator(server, behaviour, requiredBearerToken, Clock.systemUTC());
+      server.start();
+      log.info("Destination simulator listening on {} with {}", simulator.baseUri(), behaviour);
+      return simulator;
+    } catch (IOException e) {
+      throw new IllegalStateException(
+          "Cannot start the destination simulator on " + host + ":" + port, e);
+    }
+  }
+
+  /** The base URI, e.g. {@code http://127.0.0.1:41234}. */
+  public URI baseUri() {
+    InetSocketAddress address = server.getAddress();
+    return URI.create("http://" + address.getHostString() + ":" + address.getPort());
+  }
+
+  public Behaviour behaviour() {
+    return behaviour.get();
+  }
+
+  public void setBehaviour(Behaviour newBehaviour) {
+    behaviour.set(Objects.requireNonNull(newBehaviour, "behaviour"));
+  }
+
+  /** Applies {@code fault} to the next article request (faults queue up, one per request). */
+  public void failNext(Fault fault) {
+    faults.add(Objects.requireNonNull(fault, "fault"));
+  }
+
+  /** Applies {@code fault} to each of the next {@code times} article requests. */
+  public void failNext(Fault fault, int times) {
+    for (int i = 0; i < times; i++) {
+      failNext(fault);
+    }
+  }
+
+  /** How many articles exist with this external reference: "one remote article per intent". */
+  public int articleCount(String externalReference) {
+    return store.countByExternalReference(externalReference);
+  }
+
+  /** How many create requests arrived with this idempotency key (answered or not). */
+  public int createRequests(String idempotencyKey) {
+    return store.createRequests(idempotencyKey);
+  }
+
+  public Optional<Article> findByExternalReference(String externalReference) {
+    return store.findByExternalReference(externalReference);
+  }
+
+  /** Every article, in creation order. */
+  public List<Article> articles() {
+    return store.all();
+  }
+
+  /** Forgets every article, request count and pending fault. */
+  public void reset() {
+    faults.clear();
+    store.clear();
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+    // Interrupts stalled handlers so no thread outlives the simulator.
+    executor.shutdownNow();
+  }
+
+  private void handleArticles(HttpExchange exchange) throws IOException {
+    try (exchange) {
+      if (!authorized(exchange)) {
+        respond(exchange, 401, error("unauthorized", "missing or wrong bearer token"));
+        return;
+      }
+      sleep(behaviour.get().latency());
+      String method = exchange.getRequestMethod();
+      String path = exchange.getRequestURI().getPath();
+      if ("POST".equals(method) && "/articles".equals(path)) {
+        createArticle(exchange);
+      } else if ("GET".equals(method) && "/articles".equals(path)) {
+        lookUp(exchange);
+      } else {
+        respond(exchange, 404, error("not_found", method + " " + path));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      log.debug("Simulator request interrupted (simulator closing)", e);
+    }
+  }
+
+  private void createArticle(HttpExchange exchange) throws IOException, InterruptedException {
+    String idempotencyKey = exchange.getRequestHeaders().getFirst("Idempotency-Key");
+    store.countRequest(idempotencyKey);
+    Fault fault = faults.poll();
+    if (fault instanceof Fault.RejectBeforeAccept reject) {
+      exchange
+          .getResponseHeaders()
+          .add("Retry-After", Long.toString(Math.max(0, reject.retryAfter().toSeconds())));
+      respond(exchange, 503, error("unavailable", "not accepted, try again later"));
+      return;
+    }
+    if (fault instanceof Fault.Status status) {
+      respond(exchange, status.status(), error("simulated", "simulated status " + status.status()));
+      return;
+    }
+    String body = readBody(exchange);
+    JsonNode json;
+    try {
+      json = JSON.readTree(body);
+    } catch (IOException e) {
+      respond(exchange, 400, error("invalid_json", e.getMessage()));
+      return;
+    }
+    if (json == null || !json.isObject() || !json.path("externalReference").isTextual()) {
+      respond(exchange, 422, error("invalid_article", "body needs a textual externalReference"));
+      return;
+    }
+    String externalReference = json.get("externalReference").asText();
+    ArticleStore.Creation creation =
+        store.create(
+            idempotencyKey, externalReference, body, behaviour.get().honoursIdempotencyKey());
+    if (fault instanceof Fault.OnAccept onAccept) {
+      onAccept.hook().run();
+    }
+    if (fault instanceof Fault.StallAfterAccept stall) {
+      log.info(
+          "Simulator accepted {} and stalls {} before answering",
+          creation.article().remoteId(),
+          stall.stall());
+      sleep(stall.stall());
+    }
+    ObjectNode answer = JSON.createObjectNode();
+    answer.put("id", creation.article().remoteId());
+    answer.put("externalReference", externalReference);
+    respond(exchange, creation.created() ? 201 : 200, answer);
+  }
+
+  private void lookUp(HttpExchange exchange) throws IOException {
+    if (!behaviour.get().supportsLookup()) {
+      respond(exchange, 501, error("lookup_not_supported", "this destination has no lookup"));
+      return;
+    }
+    String reference = query(exchange.getRequestURI()).get("externalReference");
+    if (reference == null) {
+      respond(exchange, 400, error("invalid_query", "externalReference is required"));
+      return;
+    }
+    Optional<Article> article = store.findByExternalReference(reference);
+    if (article.isEmpty()) {
+      respond(exchange, 404, error("not_found", "no article with externalReference " + reference));
+      return;
+    }
+    ObjectNode answer = JSON.createObjectNode();
+    answer.put("id", article.get().remoteId());
+    answer.put("externalReference", reference);
+    respond(exchange, 200, answer);
+  }
+
+  private void handleAdmin(HttpExchange exchange) throws IOException {
+    try (exchange) {
+      String method = exchange.getRequestMethod();
+      String path = exchange.getRequestURI().getPath();
+      switch (method + " " + path) {
+        case "GET /admin/articles" -> listArticles(exchange);
+        case "PUT /admin/behaviour" -> updateBehaviour(exchange);
+        case "POST /admin/faults" -> addFault(exchange);
+        case "POST /admin/reset" -> {
+          reset();
+          respond(exchange, 204, null);
+        }
+        default -> respond(exchange, 404, error("not_found", method + " " + path));
+      }
+    }
+  }
+
+  private void listArticles(HttpExchange exchange) throws IOException {
+    String reference = query(exchange.getRequestURI()).get("externalReference");
+    ArrayNode list = JSON.createArrayNode();
+    for (Article article : store.all()) {
+      if (reference == null || reference.equals(article.externalReference())) {
+        ObjectNode node = list.addObject();
+        node.put("id", article.remoteId());
+        node.put("externalReference", article.externalReference());
+        node.put("idempotencyKey", article.idempotencyKey());
+        node.put("createdAt", article.createdAt().toString());
+      }
+    }
+    ObjectNode answer = JSON.createObjectNode();
+    answer.put("count", list.size());
+    answer.set("articles", list);
+    respond(exchange, 200, answer);
+  }
+
+  private void updateBehaviour(HttpExchange exchange) throws IOException {
+    JsonNode json = JSON.readTree(readBody(exchange));
+    Behaviour current = behaviour.get();
+    Behaviour updated =
+        new Behaviour(
+            json.path("honoursIdempotencyKey").asBoolean(current.honoursIdempotencyKey()),
+            json.path("supportsLookup").asBoolean(current.supportsLookup()),
+            Duration.ofMillis(json.path("latencyMs").asLong(current.latency().toMillis())));
+    setBehaviour(updated);
+    respond(exchange, 200, JSON.valueToTree(updated.toString()));
+  }
+
+  private void addFault(HttpExchange exchange) throws IOException {
+    JsonNode json = JSON.readTree(readBody(exchange));
+    int times = json.path("times").asInt(1);
+    Fault fault =
+        switch (json.path("type").asText()) {
+          case "stall" ->
+              new Fault.StallAfterAccept(Duration.ofMillis(json.path("millis").asLong()));
+          case "reject" ->
+              new Fault.RejectBeforeAccept(
+                  Duration.ofSeconds(json.path("retryAfterSeconds").asLong(1)));
+          case "status" -> new Fault.Status(json.path("status").asInt(500));
+          default -> null;
+        };
+    if (fault == null) {
+      respond(exchange, 400, error("invalid_fault", "type must be stall, reject or status"));
+      return;
+    }
+    failNext(fault, times);
+    respond(exchange, 204, null);
+  }
+
+  private boolean authorized(HttpExchange exchange) {
+    if (requiredBearerToken == null) {
+      return true;
+    }
+    String header = exchange.getRequestHeaders().getFirst("Authorization");
+    return ("Bearer " + requiredBearerToken).equals(header);
+  }
+
+  private static String readBody(HttpExchange exchange) throws IOException {
+    try (InputStream in = exchange.getRequestBody()) {
+      byte[] bytes = in.readNBytes(MAX_BODY_BYTES + 1);
+      if (bytes.length > MAX_BODY_BYTES) {
+        throw new IOException("request body larger than " + MAX_BODY_BYTES + " bytes");
+      }
+      return new String(bytes, StandardCharsets.UTF_8);
+    }
+  }
+
+  private static void respond(HttpExchange exchange, int status, JsonNode body) {
+    try {
+      if (body == null) {
+        exchange.sendResponseHeaders(status, -1);
+        return;
+      }
+      byte[] bytes = JSON.writeValueAsBytes(body);
+      exchange.getResponseHeaders().set("Content-Type", "application/json");
+      exchange.sendResponseHeaders(status, bytes.length);
+      exchange.getResponseBody().write(bytes);
+    } catch (IOException e) {
+      // Expected after a stall past the client's timeout: the client has hung up.
+      log.debug("Simulator could not answer {} (client gone)", status, e);
+    }
+  }
+
+  private static ObjectNode error(String code, String message) {
+    ObjectNode node = JSON.createObjectNode();
+    node.put("error", code);
+    node.put("message", message);
+    return node;
+  }
+
+  private static Map<String, String> query(URI uri) {
+    Map<String, String> result = new HashMap<>();
+    String raw = uri.getRawQuery();
+    if (raw == null || raw.isEmpty()) {
+      return result;
+    }
+    for (String pair : raw.split("&")) {
+      int eq = pair.indexOf('=');
+      String name = eq < 0 ? pair : pair.substring(0, eq);
+      String value = eq < 0 ? "" : pair.substring(eq + 1);
+      result.put(
+          URLDecoder.decode(name, StandardCharsets.UTF_8),
+          URLDecoder.decode(value, StandardCharsets.UTF_8));
+    }
+    return result;
+  }
+
+  private static void sleep(Duration duration) throws InterruptedException {
+    if (!duration.isZero()) {
+      Thread.sleep(duration);
+    }
+  }
+}

@@ -1,0 +1,55 @@
+package io.herald.devstack.simulator;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * A misbehaviour the simulator applies to the next article request, scripted by a test or by the
+ * admin endpoint. Each fault is consumed by exactly one {@code POST /articles} request.
+ */
+public sealed interface Fault {
+
+  /**
+   * Creates the article (it exists from then on), then holds the response for {@code stall}: with a
+   * stall longer than the client's timeout, the client sees a timeout although the article exists.
+   */
+  record StallAfterAccept(Duration stall) implements Fault {
+    public StallAfterAccept {
+      Objects.requireNonNull(stall, "stall");
+      if (stall.isNegative()) {
+        throw new IllegalArgumentException("stall must not be negative: " + stall);
+      }
+    }
+  }
+
+  /**
+   * Answers {@code 503 Service Unavailable} with {@code Retry-After} before reading or accepting
+   * anything: the request was explicitly not processed.
+   */
+  record RejectBeforeAccept(Duration retryAfter) implements Fault {
+    public RejectBeforeAccept {
+      Objects.requireNonNull(retryAfter, "retryAfter");
+    }
+  }
+
+  /**
+   * Answers {@code status} without creating an article ({@code 429}, {@code 500}, {@code 400}...).
+   */
+  record Status(int status) implements Fault {
+    public Status {
+      if (status < 400 || status > 599) {
+        throw new IllegalArgumentException("status must be an error status (4xx/5xx): " + status);
+      }
+    }
+  }
+
+  /**
+   * Creates the article, then runs {@code hook} before answering: tests use it to kill the caller
+   * between the remote success and the caller recording it.
+   */
+  record OnAccept(Runnable hook) implements Fault {
+    public OnAccept {
+      Objects.requireNonNull(hook, "hook");
+    }
+  }
+}

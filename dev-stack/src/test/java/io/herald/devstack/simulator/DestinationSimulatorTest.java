@@ -1,0 +1,152 @@
+package io.herald.devstack.simulator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class DestinationSimulatorTest {
+
+  private static final String BODY = "{\"externalReference\":\"ref-1\",\"title\":\"t\"}";
+
+  private final HttpClient client =
+      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+  private DestinationSimulator simulator;
+
+  @AfterEach
+  void stop() {
+    if (simulator != null) {
+      simulator.close();
+    }
+  }
+
+  @Test
+  void shouldReturnTheSameArticleWhenAnHonouredIdempotencyKeyRepeats() throws Exception {
+    simulator = DestinationSimulator.start(Behaviour.cooperative());
+
+    HttpResponse<String> first = post("key-1", BODY, Duration.ofSeconds(5));
+    HttpResponse<String> second = post("key-1", BODY, Duration.ofSeconds(5));
+
+    assertEquals(201, first.statusCode());
+    assertEquals(200, second.statusCode());
+    assertEquals(first.body(), second.body());
+    assertEquals(1, simulator.articleCount("ref-1"));
+    assertEquals(2, simulator.createRequests("key-1"));
+  }
+
+  @Test
+  void shouldCreateASecondArticleWhenTheIdempotencyKeyIsIgnored() throws Exception {
+    simulator = DestinationSimulator.start(Behaviour.bare());
+
+    post("key-1", BODY, Duration.ofSeconds(5));
+    post("key-1", BODY, Duration.ofSeconds(5));
+
+    assertEquals(2, simulator.articleCount("ref-1"));
+  }
+
+  @Test
+  void shouldFindArticlesByExternalReferenceOnlyWhenLookupIsSupported() throws Exception {
+    simulator = DestinationSimulator.start(Behaviour.cooperative());
+    assertEquals(404, lookUp("ref-1").statusCode());
+    HttpResponse<String> created = post("key-1", BODY, Duration.ofSeconds(5));
+
+    HttpResponse<String> found = lookUp("ref-1");
+
+    assertEquals(200, found.statusCode());
+    assertEquals(created.body(), found.body());
+    simulator.setBehaviour(Behaviour.cooperative().withLookup(false));
+    assertEquals(501, lookUp("ref-1").statusCode());
+  }
+
+  @Test
+  void shouldKeepTheArticleWhenItStallsPastTheClientTimeout() {
+    simulator = DestinationSimulator.start(Behaviour.bare());
+    simulator.failNext(new Fault.StallAfterAccept(Duration.ofSeconds(5)));
+
+    assertThrows(HttpTimeoutException.class, () -> post("key-1", BODY, Duration.ofMillis(300)));
+
+    assertEquals(1, simulator.articleCount("ref-1"));
+  }
+
+  @Test
+  void shouldCreateNothingWhenItFailsBeforeAccepting() throws Exception {
+    simulator = DestinationSimulator.start(Behaviour.cooperative());
+    simulator.failNext(new Fault.RejectBeforeAccept(Duration.ofSeconds(2)));
+    simulator.failNext(new Fault.Status(429));
+
+    HttpResponse<String> rejected = post("key-1", BODY, Duration.ofSeconds(5));
+    HttpResponse<String> throttled = post("key-1", BODY, Duration.ofSeconds(5));
+    HttpResponse<String> accepted = post("key-1", BODY, Duration.ofSeconds(5));
+
+    assertEquals(503, rejected.statusCode());
+    assertEquals("2", rejected.headers().firstValue("Retry-After").orElseThrow());
+    assertEquals(429, throttled.statusCode());
+    assertEquals(201, accepted.statusCode());
+    assertEquals(1, simulator.articleCount("ref-1"));
+  }
+
+  @Test
+  void shouldRunTheAcceptHookAfterCreatingTheArticle() throws Exception {
+    simulator = DestinationSimulator.start(Behaviour.cooperative());
+    AtomicInteger seenArticles = new AtomicInteger(-1);
+    simulator.failNext(new Fault.OnAccept(() -> seenArticles.set(simulator.articleCount("ref-1"))));
+
+    post("key-1", BODY, Duration.ofSeconds(5));
+
+    assertEquals(1, seenArticles.get());
+  }
+
+  @Test
+  void shouldAddTheConfiguredLatency() throws Exception {
+    simulator =
+        DestinationSimulator.start(Behaviour.cooperative().withLatency(Duration.ofMillis(200)));
+    long start = System.nanoTime();
+
+    post("key-1", BODY, Duration.ofSeconds(5));
+
+    assertTrue(Duration.ofNanos(System.nanoTime() - start).compareTo(Duration.ofMillis(200)) >= 0);
+  }
+
+  @Test
+  void shouldRefuseRequestsWithoutTheBearerToken() throws Exception {
+    simulator = DestinationSimulator.start("127.0.0.1", 0, Behaviour.cooperative(), "s3cret");
+
+    assertEquals(401, post("key-1", BODY, Duration.ofSeconds(5)).statusCode());
+    assertEquals(0, simulator.articleCount("ref-1"));
+  }
+
+  @Test
+  void shouldRejectABodyWithoutExternalReference() throws Exception {
+    simulator = DestinationSimulator.start(Behaviour.cooperative());
+
+    assertEquals(422, post("key-1", "{\"title\":\"t\"}", Duration.ofSeconds(5)).statusCode());
+  }
+
+  private HttpResponse<String> post(String key, String body, Duration timeout)
+      throws IOException, InterruptedException {
+    HttpRequest request =
+        HttpRequest.newBuilder(simulator.baseUri().resolve("/articles"))
+            .timeout(timeout)
+            .header("Idempotency-Key", key)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build();
+    return client.send(request, HttpResponse.BodyHandlers.ofString());
+  }
+
+  private HttpResponse<String> lookUp(String reference) throws IOException, InterruptedException {
+    URI uri = simulator.baseUri().resolve("/articles?externalReference=" + reference);
+    return client.send(
+        HttpRequest.newBuilder(uri).GET().build(), HttpResponse.BodyHandlers.ofString());
+  }
+}
