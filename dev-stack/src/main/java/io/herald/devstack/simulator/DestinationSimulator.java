@@ -190,6 +190,11 @@ public final class DestinationSimulator implements AutoCloseable {
       respond(exchange, 503, error("unavailable", "not accepted, try again later"));
       return;
     }
+    if (fault instanceof Fault.StallWithoutAccepting stall) {
+      sleep(stall.stall());
+      respond(exchange, 503, error("unavailable", "dropped after " + stall.stall()));
+      return;
+    }
     if (fault instanceof Fault.Status status) {
       respond(exchange, status.status(), error("simulated", "simulated status " + status.status()));
       return;
@@ -308,7 +313,7 @@ public final class DestinationSimulator implements AutoCloseable {
           default -> null;
         };
     if (fault == null) {
-      respond(exchange, 400, error("invalid_fault", "type must be stall, reject or status"));
+      respond(exchange, 400, error("invalid_fault", "type must be stall, drop, reject or status"));
       return;
     }
     failNext(fault, times);

@@ -23,6 +23,19 @@ public sealed interface Fault {
   }
 
   /**
+   * Holds the request for {@code stall} without creating anything, then answers 503: the client
+   * times out and cannot know that nothing was created (a lookup can).
+   */
+  record StallWithoutAccepting(Duration stall) implements Fault {
+    public StallWithoutAccepting {
+      Objects.requireNonNull(stall, "stall");
+      if (stall.isNegative()) {
+        throw new IllegalArgumentException("stall must not be negative: " + stall);
+      }
+    }
+  }
+
+  /**
    * Answers {@code 503 Service Unavailable} with {@code Retry-After} before reading or accepting
    * anything: the request was explicitly not processed.
    */

@@ -79,6 +79,17 @@ class DestinationSimulatorTest {
   }
 
   @Test
+  void shouldCreateNothingWhenItStallsWithoutAccepting() {
+    simulator = DestinationSimulator.start(Behaviour.cooperative());
+    simulator.failNext(new Fault.StallWithoutAccepting(Duration.ofSeconds(5)));
+
+    assertThrows(HttpTimeoutException.class, () -> post("key-1", BODY, Duration.ofMillis(300)));
+
+    assertEquals(0, simulator.articleCount("ref-1"));
+    assertEquals(1, simulator.createRequests("key-1"));
+  }
+
+  @Test
   void shouldCreateNothingWhenItFailsBeforeAccepting() throws Exception {
     simulator = DestinationSimulator.start(Behaviour.cooperative());
     simulator.failNext(new Fault.RejectBeforeAccept(Duration.ofSeconds(2)));
