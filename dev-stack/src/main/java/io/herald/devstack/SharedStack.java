@@ -21,6 +21,7 @@ final class SharedStack {
   private static final AtomicInteger TEST_CLASSES = new AtomicInteger();
 
   private static HeraldStack stack;
+  private static Duration startUp;
   private static RuntimeException startFailure;
 
   private SharedStack() {}
@@ -49,7 +50,7 @@ final class SharedStack {
                         + kind
                         + "'");
           };
-      Duration startUp = Duration.ofNanos(System.nanoTime() - started);
+      startUp = Duration.ofNanos(System.nanoTime() - started);
       report(
           "%s stack started in %d ms (PostgreSQL %s on port %d, Kafka on %s)",
           kind,
@@ -58,7 +59,7 @@ final class SharedStack {
           created.stack().postgres().port(),
           created.stack().kafka().bootstrapServers());
       Runtime.getRuntime()
-          .addShutdownHook(new Thread(() -> stopAtExit(created, startUp), "herald-stack-stop"));
+          .addShutdownHook(new Thread(() -> stopAtExit(created), "herald-stack-stop"));
       stack = created.stack();
       return stack;
     } catch (RuntimeException e) {
@@ -90,16 +91,30 @@ final class SharedStack {
     return dir.toAbsolutePath();
   }
 
-  private static void stopAtExit(AutoCloseableStack created, Duration startUp) {
-    long uptimeMs = ManagementFactory.getRuntimeMXBean().getUptime();
+  /**
+   * Prints the suite summary if this JVM started the stack. Called by {@link HeraldSuiteListener}
+   * when the test plan ends: output of a shutdown hook is lost in a Surefire fork.
+   */
+  static synchronized void reportSuiteFinished(Duration suite) {
+    if (stack == null) {
+      return;
+    }
+    report(
+        "suite finished in %.1f s (JVM up %.1f s): %d test classes used the stack, whose start-up"
+            + " took %d ms",
+        suite.toMillis() / 1000.0,
+        ManagementFactory.getRuntimeMXBean().getUptime() / 1000.0,
+        TEST_CLASSES.get(),
+        startUp.toMillis());
+  }
+
+  private static void stopAtExit(AutoCloseableStack created) {
     try {
       created.close();
+      LOG.info("Herald dev stack stopped");
     } catch (Exception e) {
       LOG.error("stopping the Herald dev stack failed", e);
     }
-    report(
-        "suite finished: JVM ran %.1f s, %d test classes used the stack, stack start-up took %d ms",
-        uptimeMs / 1000.0, TEST_CLASSES.get(), startUp.toMillis());
   }
 
   private static void report(String format, Object... args) {

@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.lang.ProcessBuilder.Redirect;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -208,6 +210,7 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
             AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 3_000,
             AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 200);
     long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
+    awaitListening(deadline);
     try (Admin admin = Admin.create(config)) {
       while (true) {
         if (!process.isAlive()) {
@@ -236,6 +239,35 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
                   + logTail());
         }
       }
+    } catch (InterruptedException e) {
+      process.destroyForcibly();
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for Kafka to start", e);
+    }
+  }
+
+  /**
+   * Waits for the listener socket first: an Admin client started earlier logs a warning for every
+   * refused connection.
+   */
+  private void awaitListening(long deadline) {
+    while (true) {
+      try (Socket socket = new Socket()) {
+        socket.connect(new InetSocketAddress(HOST, port), 1_000);
+        return;
+      } catch (IOException e) {
+        if (!process.isAlive() || System.nanoTime() > deadline) {
+          // The Admin loop reports the exit status or the timeout with the log's tail.
+          return;
+        }
+        pauseBeforeRetry();
+      }
+    }
+  }
+
+  private void pauseBeforeRetry() {
+    try {
+      Thread.sleep(50);
     } catch (InterruptedException e) {
       process.destroyForcibly();
       Thread.currentThread().interrupt();
