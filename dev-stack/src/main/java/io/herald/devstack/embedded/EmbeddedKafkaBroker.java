@@ -1,6 +1,7 @@
 package io.herald.devstack.embedded;
 
 import io.herald.devstack.KafkaBroker;
+import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -12,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +21,7 @@ import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Uuid;
@@ -142,11 +145,19 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
     command.add("-Djava.awt.headless=true");
     command.add("-Dlogback.configurationFile=io/herald/devstack/embedded/kafka-logback.xml");
     command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
+    command.add(absoluteClassPath());
     command.add(KafkaServerMain.class.getName());
     command.add(configFile.toString());
     command.add(clusterId);
     return command;
+  }
+
+  /** The child runs in the broker's directory, so relative class path entries must be resolved. */
+  private static String absoluteClassPath() {
+    return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+        .filter(entry -> !entry.isBlank())
+        .map(entry -> Path.of(entry).toAbsolutePath().toString())
+        .collect(Collectors.joining(File.pathSeparator));
   }
 
   private Map<String, String> settings() {
