@@ -11,6 +11,9 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -101,12 +104,45 @@ public final class EmbeddedStack implements HeraldStack, AutoCloseable {
     }
     for (Path run : stale) {
       LOG.info("deleting {} left by a JVM that is no longer running", run);
+      stopOrphanedPostmaster(run.resolve("postgres").resolve("data").resolve("postmaster.pid"));
       try (Stream<Path> tree = Files.walk(run)) {
         for (Path path : tree.sorted(Comparator.reverseOrder()).toList()) {
           Files.deleteIfExists(path);
         }
       }
     }
+  }
+
+  /**
+   * A JVM killed with {@code kill -9} leaves its postmaster running (the Kafka child exits by
+   * itself, see {@link KafkaServerMain}). Its clients died with the JVM, so a fast shutdown (SIGINT
+   * would be ideal; Java sends SIGTERM, a smart shutdown) completes at once.
+   */
+  private static void stopOrphanedPostmaster(Path pidFile) throws IOException {
+    if (!Files.isRegularFile(pidFile)) {
+      return;
+    }
+    List<String> lines = Files.readAllLines(pidFile);
+    if (lines.isEmpty() || !lines.get(0).trim().matches("\\d{1,18}")) {
+      return;
+    }
+    long pid = Long.parseLong(lines.get(0).trim());
+    ProcessHandle.of(pid)
+        .filter(p -> p.info().command().map(c -> c.endsWith("postgres")).orElse(false))
+        .ifPresent(
+            postmaster -> {
+              LOG.warn("stopping orphaned PostgreSQL postmaster (pid {}) of {}", pid, pidFile);
+              postmaster.destroy();
+              try {
+                postmaster.onExit().get(10, TimeUnit.SECONDS);
+              } catch (TimeoutException | ExecutionException e) {
+                LOG.warn("orphaned postmaster {} ignored SIGTERM; killing it", pid, e);
+                postmaster.destroyForcibly();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while stopping postmaster " + pid, e);
+              }
+            });
   }
 
   private static boolean isRunOfDeadJvm(Path path) {
