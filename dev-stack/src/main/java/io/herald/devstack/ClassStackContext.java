@@ -11,10 +11,13 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.postgresql.ds.PGSimpleDataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** The {@link StackContext} of one test class; closing it drops its database's slots. */
 final class ClassStackContext implements StackContext, AutoCloseable {
 
+  private static final Logger LOG = LoggerFactory.getLogger(ClassStackContext.class);
   private static final AtomicInteger SEQUENCE = new AtomicInteger();
   private static final int MAX_IDENTIFIER = 63;
   private static final Duration SLOT_DROP_TIMEOUT = Duration.ofSeconds(15);
@@ -130,11 +133,16 @@ final class ClassStackContext implements StackContext, AutoCloseable {
     long deadline = System.nanoTime() + SLOT_DROP_TIMEOUT.toNanos();
     try (Connection connection =
         DriverManager.getConnection(stack.postgres().jdbcUrl("postgres"), user(), password())) {
+      int before = count(connection);
       while (true) {
         execute(connection, TERMINATE_SLOT_READERS);
         execute(connection, DROP_INACTIVE_SLOTS);
         int left = count(connection);
         if (left == 0) {
+          if (before > 0) {
+            LOG.info(
+                "dropped {} replication slot(s) of database {} at class end", before, database);
+          }
           return;
         }
         if (System.nanoTime() > deadline) {
