@@ -70,6 +70,11 @@ public record PublicationRequested(
         jobId, key, key.idempotencyKey(), CanonicalJson.sha256Hex(content), content, requestedAt);
   }
 
+  /** The Kafka record key, {@code tenant/articleId/destination}. */
+  public String aggregateId() {
+    return key.aggregateId();
+  }
+
   /** A copy of the content (the record never hands out its own mutable node). */
   @Override
   public ObjectNode content() {
