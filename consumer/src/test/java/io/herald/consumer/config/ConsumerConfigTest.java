@@ -158,4 +158,23 @@ class ConsumerConfigTest {
         e.getMessage().contains("consumer.destinations.dest-b.read-timeout: invalid value '30'"),
         e.getMessage());
   }
+
+  @Test
+  void shouldMatchTheGeneratedTableInDocs() throws IOException {
+    Path doc = shipped().getParent().getParent().resolve("docs/configuration.md");
+    String text = Files.readString(doc);
+    String begin = "<!-- BEGIN consumer -->\n";
+    String end = "<!-- END consumer -->";
+    int from = text.indexOf(begin) + begin.length();
+    int to = text.indexOf(end);
+    String expected = ConsumerConfig.definition().markdownTable();
+    if (Boolean.getBoolean("herald.docs.write")) {
+      Files.writeString(doc, text.substring(0, from) + expected + text.substring(to));
+      return;
+    }
+    assertEquals(
+        expected,
+        text.substring(from, to),
+        "docs/configuration.md is out of date; rerun with -Dherald.docs.write=true");
+  }
 }

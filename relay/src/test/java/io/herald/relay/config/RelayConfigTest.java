@@ -148,4 +148,23 @@ class RelayConfigTest {
     assertTrue(
         e.getMessage().contains("relay.slot.lag-warn-bytes: invalid value '1GB'"), e.getMessage());
   }
+
+  @Test
+  void shouldMatchTheGeneratedTableInDocs() throws IOException {
+    Path doc = shipped().getParent().getParent().resolve("docs/configuration.md");
+    String text = Files.readString(doc);
+    String begin = "<!-- BEGIN relay -->\n";
+    String end = "<!-- END relay -->";
+    int from = text.indexOf(begin) + begin.length();
+    int to = text.indexOf(end);
+    String expected = RelayConfig.definition().markdownTable();
+    if (Boolean.getBoolean("herald.docs.write")) {
+      Files.writeString(doc, text.substring(0, from) + expected + text.substring(to));
+      return;
+    }
+    assertEquals(
+        expected,
+        text.substring(from, to),
+        "docs/configuration.md is out of date; rerun with -Dherald.docs.write=true");
+  }
 }

@@ -172,4 +172,23 @@ class WriterConfigTest {
         e.getMessage());
     assertFalse(e.getMessage().contains("clear-text-token"), e.getMessage());
   }
+
+  @Test
+  void shouldMatchTheGeneratedTableInDocs() throws IOException {
+    Path doc = shipped().getParent().getParent().resolve("docs/configuration.md");
+    String text = Files.readString(doc);
+    String begin = "<!-- BEGIN writer -->\n";
+    String end = "<!-- END writer -->";
+    int from = text.indexOf(begin) + begin.length();
+    int to = text.indexOf(end);
+    String expected = WriterConfig.definition().markdownTable();
+    if (Boolean.getBoolean("herald.docs.write")) {
+      Files.writeString(doc, text.substring(0, from) + expected + text.substring(to));
+      return;
+    }
+    assertEquals(
+        expected,
+        text.substring(from, to),
+        "docs/configuration.md is out of date; rerun with -Dherald.docs.write=true");
+  }
 }
