@@ -69,6 +69,9 @@ public final class ConfigReader {
       String origin;
       if (source.environment().containsKey(env)) {
         usedEnv.add(env);
+      }
+      // An empty variable (VAR= in a compose file) means "not set": the file value still applies.
+      if (!source.environment().getOrDefault(env, "").isBlank()) {
         raw = source.environment().get(env).strip();
         origin = "env " + env;
       } else {
@@ -183,6 +186,9 @@ public final class ConfigReader {
           .ifPresent(
               prefix -> {
                 usedFileKeys.add(entry.getKey());
+                if (entry.getValue().isEmpty()) {
+                  return; // empty means not set: the component's own default applies
+                }
                 String name = entry.getKey().substring(prefix.length());
                 result
                     .get(prefix)
@@ -202,6 +208,9 @@ public final class ConfigReader {
           // A longer prefix (debezium.sink.kafka.producer. inside debezium.sink.) owns the key.
           if (longestPrefix(key).orElseThrow().equals(prefix)) {
             usedEnv.add(env);
+            if (entry.getValue().isBlank()) {
+              continue; // empty means not set: the file value, if any, applies
+            }
             result
                 .get(prefix)
                 .put(

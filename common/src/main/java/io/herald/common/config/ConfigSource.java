@@ -39,8 +39,9 @@ import java.util.TreeMap;
  *       of other namespaces are ignored, so processes can share one environment.
  * </ul>
  *
- * <p>An empty value ({@code key=}) means "not set": the default applies, or a required key is
- * reported missing. A key written twice in the file is an error (last-one-wins hides mistakes).
+ * <p>An empty value means "not set": an empty variable ({@code VAR=} in a compose file) leaves the
+ * file value in force; an empty file value ({@code key=}) gives the default, reports a required
+ * key missing, or leaves a pass-through key out. A key written twice in the file is an error (last-one-wins hides mistakes).
  *
  * <p>Immutable and thread-safe.
  */

@@ -121,6 +121,21 @@ class ConfigReaderTest {
   }
 
   @Test
+  void shouldTreatAnEmptyEnvironmentVariableAsNotSet() {
+    ConfigValues values =
+        read(
+            Map.of(
+                "demo.db.jdbc-url", "jdbc:file",
+                "demo.http.port", "1000",
+                "debezium.source.database.hostname", "file-host",
+                "debezium.source.database.password", ""),
+            Map.of("HERALD_DEMO_HTTP_PORT", "", "HERALD_DEBEZIUM_SOURCE_DATABASE_HOSTNAME", " "));
+
+    assertEquals(1000, values.get(PORT));
+    assertEquals(Map.of("database.hostname", "file-host"), values.passThrough(SOURCE));
+  }
+
+  @Test
   void shouldUseDefaultsForUnsetKeys() {
     ConfigValues values = read(Map.of("demo.db.jdbc-url", "jdbc:x"), Map.of());
 
