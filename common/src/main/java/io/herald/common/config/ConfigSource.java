@@ -40,8 +40,9 @@ import java.util.TreeMap;
  * </ul>
  *
  * <p>An empty value means "not set": an empty variable ({@code VAR=} in a compose file) leaves the
- * file value in force; an empty file value ({@code key=}) gives the default, reports a required
- * key missing, or leaves a pass-through key out. A key written twice in the file is an error (last-one-wins hides mistakes).
+ * file value in force; an empty file value ({@code key=}) gives the default, reports a required key
+ * missing, or leaves a pass-through key out. A key written twice in the file is an error
+ * (last-one-wins hides mistakes).
  *
  * <p>Immutable and thread-safe.
  */

@@ -9,6 +9,7 @@ import io.herald.common.config.ConfigValues;
 import io.herald.common.config.EffectiveConfig;
 import io.herald.common.config.Validator;
 import io.herald.common.event.Topics;
+import io.herald.runtime.db.DatabaseConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -138,6 +139,17 @@ public final class RelayConfig {
 
   private static final ConfigDef DEF = KEYS.build(); // keep last: defining after build fails
 
+  /** {@code debezium.source.*} keys the relay cannot run without. */
+  private static final List<String> REQUIRED_SOURCE_KEYS =
+      List.of(
+          "connector.class",
+          "database.hostname",
+          "database.dbname",
+          "database.user",
+          "topic.prefix",
+          "publication.name",
+          "slot.name");
+
   private final ConfigValues values;
 
   private RelayConfig(ConfigValues values) {
@@ -179,6 +191,18 @@ public final class RelayConfig {
               + kafkaBootstrapServers()
               + ": set the brokers once, in "
               + KAFKA_BOOTSTRAP_SERVERS.name());
+    }
+    for (String required : REQUIRED_SOURCE_KEYS) {
+      String value = debeziumSource().get(required);
+      if (value == null || value.isBlank()) {
+        problems.add(DEBEZIUM_SOURCE + required + ": required key is missing");
+      }
+    }
+    if ("true".equalsIgnoreCase(debeziumSource().get("extended.headers.enabled"))) {
+      problems.add(
+          DEBEZIUM_SOURCE
+              + "extended.headers.enabled=true contradicts the event contract: Debezium would add"
+              + " __debezium.context.* headers to every record");
     }
     String acks = producer.get("acks");
     if (acks != null && !acks.equals("all") && !acks.equals("-1")) {
@@ -288,6 +312,28 @@ public final class RelayConfig {
   /** Predicate names ({@code predicates} for the engine). */
   public List<String> debeziumPredicates() {
     return values.get(DEBEZIUM_PREDICATES);
+  }
+
+  /**
+   * The captured database as a JDBC connection (for the standby advisory lock and the slot lag
+   * checks), from {@code debezium.source.database.hostname|port|dbname|user|password}: a pool of 2
+   * connections, 5s connect timeout.
+   */
+  public DatabaseConfig database() {
+    Map<String, String> source = debeziumSource();
+    String url =
+        "jdbc:postgresql://"
+            + source.get("database.hostname")
+            + ":"
+            + source.getOrDefault("database.port", "5432")
+            + "/"
+            + source.get("database.dbname");
+    return new DatabaseConfig(
+        url,
+        source.get("database.user"),
+        source.get("database.password"),
+        2,
+        Duration.ofSeconds(5));
   }
 
   /** {@code debezium.source.*}, prefix stripped: connector and engine properties. Holds secrets. */

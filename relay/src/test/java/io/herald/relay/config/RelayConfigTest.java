@@ -124,6 +124,31 @@ class RelayConfigTest {
   }
 
   @Test
+  void shouldDeriveTheJdbcConnectionFromTheSourceSettings() {
+    RelayConfig config =
+        RelayConfig.load(shipped(), Map.of("HERALD_DEBEZIUM_SOURCE_DATABASE_PASSWORD", "pw"));
+
+    assertEquals("jdbc:postgresql://localhost:5432/herald", config.database().jdbcUrl());
+    assertEquals("postgres", config.database().user());
+    assertEquals("pw", config.database().password());
+  }
+
+  @Test
+  void shouldFailWhenARequiredSourceKeyIsMissingOrHeadersAreExtended() throws IOException {
+    Map<String, String> props = shippedProperties();
+    props.remove("debezium.source.slot.name");
+    props.put("debezium.source.extended.headers.enabled", "true");
+
+    ConfigException e = fails(props);
+
+    assertTrue(
+        e.getMessage().contains("debezium.source.slot.name: required key is missing"),
+        e.getMessage());
+    assertTrue(
+        e.getMessage().contains("debezium.source.extended.headers.enabled=true"), e.getMessage());
+  }
+
+  @Test
   void shouldFailWhenANamedTransformHasNoType() throws IOException {
     Map<String, String> props = shippedProperties();
     props.put("debezium.transforms", "outbox,route");
