@@ -34,6 +34,9 @@ import org.slf4j.LoggerFactory;
  * <p>API (what Herald's destination client speaks):
  *
  * <ul>
+ *   <li>Every path below may carry a prefix naming a destination ({@code /dest-a/articles}), so one
+ *       simulator can stand in for several destinations, each with its own {@link Behaviour}
+ *       ({@link #setBehaviour(String, Behaviour)}); idempotency keys differ per destination anyway.
  *   <li>{@code POST /articles} with a JSON object body carrying {@code externalReference}; optional
  *       {@code Idempotency-Key} header. Answers {@code 201 {"id":...}} for a new article, {@code
  *       200 {"id":...}} when an honoured idempotency key was seen before.
@@ -56,6 +59,8 @@ public final class DestinationSimulator implements AutoCloseable {
   private final ExecutorService executor;
   private final ArticleStore store;
   private final AtomicReference<Behaviour> behaviour;
+  private final Map<String, Behaviour> prefixBehaviours =
+      new java.util.concurrent.ConcurrentHashMap<>();
   private final Queue<Fault> faults = new ConcurrentLinkedQueue<>();
   private final String requiredBearerToken;
 
@@ -67,8 +72,8 @@ public final class DestinationSimulator implements AutoCloseable {
     this.store = new ArticleStore(clock);
     this.executor = Executors.newVirtualThreadPerTaskExecutor();
     server.setExecutor(executor);
-    server.createContext("/articles", this::handleArticles);
     server.createContext("/admin", this::handleAdmin);
+    server.createContext("/", this::handleArticles);
   }
 
   /** Starts a simulator on an ephemeral port of the loopback interface, no credentials required. */
@@ -111,6 +116,17 @@ public final class DestinationSimulator implements AutoCloseable {
 
   public void setBehaviour(Behaviour newBehaviour) {
     behaviour.set(Objects.requireNonNull(newBehaviour, "behaviour"));
+  }
+
+  /** The behaviour of requests under {@code /<prefix>/articles}; others keep the default. */
+  public void setBehaviour(String prefix, Behaviour newBehaviour) {
+    prefixBehaviours.put(prefix, Objects.requireNonNull(newBehaviour, "behaviour"));
+  }
+
+  private Behaviour behaviourFor(String prefix) {
+    return prefix.isEmpty()
+        ? behaviour.get()
+        : prefixBehaviours.getOrDefault(prefix, behaviour.get());
   }
 
   /** Applies {@code fault} to the next article request (faults queue up, one per request). */
@@ -163,13 +179,19 @@ public final class DestinationSimulator implements AutoCloseable {
         respond(exchange, 401, error("unauthorized", "missing or wrong bearer token"));
         return;
       }
-      sleep(behaviour.get().latency());
       String method = exchange.getRequestMethod();
       String path = exchange.getRequestURI().getPath();
-      if ("POST".equals(method) && "/articles".equals(path)) {
-        createArticle(exchange);
-      } else if ("GET".equals(method) && "/articles".equals(path)) {
-        lookUp(exchange);
+      if (!path.endsWith("/articles")) {
+        respond(exchange, 404, error("not_found", method + " " + path));
+        return;
+      }
+      String prefix = path.substring(0, path.length() - "/articles".length()).replaceAll("^/+", "");
+      Behaviour current = behaviourFor(prefix);
+      sleep(current.latency());
+      if ("POST".equals(method)) {
+        createArticle(exchange, current);
+      } else if ("GET".equals(method)) {
+        lookUp(exchange, current);
       } else {
         respond(exchange, 404, error("not_found", method + " " + path));
       }
@@ -179,7 +201,8 @@ public final class DestinationSimulator implements AutoCloseable {
     }
   }
 
-  private void createArticle(HttpExchange exchange) throws IOException, InterruptedException {
+  private void createArticle(HttpExchange exchange, Behaviour current)
+      throws IOException, InterruptedException {
     String idempotencyKey = exchange.getRequestHeaders().getFirst("Idempotency-Key");
     store.countRequest(idempotencyKey);
     Fault fault = faults.poll();
@@ -213,8 +236,7 @@ public final class DestinationSimulator implements AutoCloseable {
     }
     String externalReference = json.get("externalReference").asText();
     ArticleStore.Creation creation =
-        store.create(
-            idempotencyKey, externalReference, body, behaviour.get().honoursIdempotencyKey());
+        store.create(idempotencyKey, externalReference, body, current.honoursIdempotencyKey());
     if (fault instanceof Fault.OnAccept onAccept) {
       onAccept.hook().run();
     }
@@ -231,8 +253,8 @@ public final class DestinationSimulator implements AutoCloseable {
     respond(exchange, creation.created() ? 201 : 200, answer);
   }
 
-  private void lookUp(HttpExchange exchange) throws IOException {
-    if (!behaviour.get().supportsLookup()) {
+  private void lookUp(HttpExchange exchange, Behaviour current) throws IOException {
+    if (!current.supportsLookup()) {
       respond(exchange, 501, error("lookup_not_supported", "this destination has no lookup"));
       return;
     }

@@ -1,13 +1,17 @@
 package io.herald.devstack.simulator;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
 /**
  * Runs the destination simulator as its own process (demo, docker-compose, benchmarks).
  *
  * <p>Arguments, all optional: {@code --host=0.0.0.0 --port=8090 --idempotency=honour|ignore
- * --lookup=on|off --latency-ms=0 --token=secret}.
+ * --lookup=on|off --latency-ms=0 --token=secret}. The behaviour options may also be given per path
+ * prefix, so one simulator stands in for several destinations: {@code --dest-b.idempotency=ignore
+ * --dest-b.lookup=off} applies to {@code /dest-b/articles}.
  */
 public final class SimulatorMain {
 
@@ -18,6 +22,7 @@ public final class SimulatorMain {
     int port = 8090;
     String token = null;
     Behaviour behaviour = Behaviour.cooperative();
+    Map<String, Behaviour> prefixed = new LinkedHashMap<>();
     for (String arg : args) {
       int eq = arg.indexOf('=');
       if (!arg.startsWith("--") || eq < 0) {
@@ -25,19 +30,22 @@ public final class SimulatorMain {
       }
       String name = arg.substring(2, eq);
       String value = arg.substring(eq + 1);
+      int dot = name.lastIndexOf('.');
+      if (dot > 0) {
+        String prefix = name.substring(0, dot);
+        Behaviour base = prefixed.getOrDefault(prefix, Behaviour.cooperative());
+        prefixed.put(prefix, apply(base, name.substring(dot + 1), value));
+        continue;
+      }
       switch (name) {
         case "host" -> host = value;
         case "port" -> port = Integer.parseInt(value);
         case "token" -> token = value;
-        case "idempotency" ->
-            behaviour = behaviour.withIdempotency(parseChoice(name, value, "honour", "ignore"));
-        case "lookup" -> behaviour = behaviour.withLookup(parseChoice(name, value, "on", "off"));
-        case "latency-ms" ->
-            behaviour = behaviour.withLatency(Duration.ofMillis(Long.parseLong(value)));
-        default -> throw new IllegalArgumentException("Unknown simulator option --" + name);
+        default -> behaviour = apply(behaviour, name, value);
       }
     }
     DestinationSimulator simulator = DestinationSimulator.start(host, port, behaviour, token);
+    prefixed.forEach(simulator::setBehaviour);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
@@ -48,6 +56,15 @@ public final class SimulatorMain {
                 },
                 "simulator-shutdown"));
     stopped.await();
+  }
+
+  private static Behaviour apply(Behaviour behaviour, String name, String value) {
+    return switch (name) {
+      case "idempotency" -> behaviour.withIdempotency(parseChoice(name, value, "honour", "ignore"));
+      case "lookup" -> behaviour.withLookup(parseChoice(name, value, "on", "off"));
+      case "latency-ms" -> behaviour.withLatency(Duration.ofMillis(Long.parseLong(value)));
+      default -> throw new IllegalArgumentException("Unknown simulator option --" + name);
+    };
   }
 
   private static boolean parseChoice(String name, String value, String yes, String no) {

@@ -129,6 +129,26 @@ class DestinationSimulatorTest {
   }
 
   @Test
+  void shouldServeSeveralDestinationsUnderPathPrefixesEachWithItsBehaviour() throws Exception {
+    simulator = DestinationSimulator.start(Behaviour.cooperative());
+    simulator.setBehaviour("dest-b", Behaviour.bare());
+
+    assertEquals(201, post("/dest-a/articles", "key-a", BODY).statusCode());
+    assertEquals(200, post("/dest-a/articles", "key-a", BODY).statusCode());
+    assertEquals(201, post("/dest-b/articles", "key-b", BODY).statusCode());
+    assertEquals(201, post("/dest-b/articles", "key-b", BODY).statusCode());
+
+    assertEquals(3, simulator.articleCount("ref-1"));
+    HttpResponse<String> lookup =
+        client.send(
+            HttpRequest.newBuilder(
+                    simulator.baseUri().resolve("/dest-b/articles?externalReference=ref-1"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertEquals(501, lookup.statusCode());
+  }
+
+  @Test
   void shouldRefuseRequestsWithoutTheBearerToken() throws Exception {
     simulator = DestinationSimulator.start("127.0.0.1", 0, Behaviour.cooperative(), "s3cret");
 
@@ -153,6 +173,16 @@ class DestinationSimulatorTest {
             .POST(HttpRequest.BodyPublishers.ofString(body))
             .build();
     return client.send(request, HttpResponse.BodyHandlers.ofString());
+  }
+
+  private HttpResponse<String> post(String path, String key, String body)
+      throws IOException, InterruptedException {
+    return client.send(
+        HttpRequest.newBuilder(simulator.baseUri().resolve(path))
+            .header("Idempotency-Key", key)
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   private HttpResponse<String> lookUp(String reference) throws IOException, InterruptedException {
