@@ -254,6 +254,62 @@ public final class ConsumerConfig {
                   "Rows deleted per purge statement (inbox and outbox).")
               .validatedBy(Validator.between(1, 100_000)));
 
+  public static final ConfigKey<String> DISPATCH_OWNER =
+      KEYS.define(
+          ConfigKey.optional(
+              "consumer.dispatch.owner",
+              ConfigType.STRING,
+              null,
+              "Name this instance's claims carry (claim_owner column, logs); default host:pid."));
+  public static final ConfigKey<Duration> DISPATCH_SHUTDOWN_GRACE =
+      KEYS.define(
+          ConfigKey.optional(
+                  "consumer.dispatch.shutdown-grace",
+                  ConfigType.DURATION,
+                  Duration.ofSeconds(30),
+                  "On stop, how long in-flight destination calls may finish and be recorded; claims of calls still running then expire and are reconciled as uncertain.")
+              .validatedBy(Validator.positive()));
+  public static final ConfigKey<Integer> RECONCILE_BATCH_SIZE =
+      KEYS.define(
+          ConfigKey.optional(
+                  "consumer.reconcile.batch-size",
+                  ConfigType.INT,
+                  100,
+                  "Deliveries settled per destination and statement by the reconciler.")
+              .validatedBy(Validator.between(1, 10_000)));
+  public static final ConfigKey<Duration> RECONCILE_LOOKUP_RETRY =
+      KEYS.define(
+          ConfigKey.optional(
+                  "consumer.reconcile.lookup-retry",
+                  ConfigType.DURATION,
+                  Duration.ofSeconds(30),
+                  "Pause before a lookup that got no answer (destination down) is tried again.")
+              .validatedBy(Validator.positive()));
+  public static final ConfigKey<Duration> DELIVERY_RETENTION =
+      KEYS.define(
+          ConfigKey.optional(
+                  "consumer.delivery.retention",
+                  ConfigType.DURATION,
+                  Duration.ofDays(30),
+                  "How long PUBLISHED, FAILED and ABANDONED deliveries are kept before they are purged.")
+              .validatedBy(Validator.positive()));
+  public static final ConfigKey<Duration> PURGE_INTERVAL =
+      KEYS.define(
+          ConfigKey.optional(
+                  "consumer.purge.interval",
+                  ConfigType.DURATION,
+                  Duration.ofMinutes(10),
+                  "Pause between retention purges of inbox, finished deliveries and outbox.")
+              .validatedBy(Validator.positive()));
+  public static final ConfigKey<String> OPS_OPERATOR_TOKEN =
+      KEYS.define(
+          ConfigKey.optional(
+                  "consumer.ops.operator-token",
+                  ConfigType.STRING,
+                  null,
+                  "Bearer token of the operator API (/v1/deliveries) on the ops port; unset disables the API.")
+              .secret());
+
   /** {@code consumer.destinations.<name>.*}: one instance per destination API. */
   public static final ConfigGroup DESTINATIONS =
       KEYS.group(
@@ -590,6 +646,46 @@ public final class ConsumerConfig {
 
   public int outboxPurgeBatchSize() {
     return values.get(OUTBOX_PURGE_BATCH_SIZE);
+  }
+
+  /** The claim owner name of this instance: configured, or {@code host:pid}. */
+  public String dispatchOwner() {
+    String owner = values.get(DISPATCH_OWNER);
+    if (owner != null && !owner.isBlank()) {
+      return owner;
+    }
+    String host;
+    try {
+      host = java.net.InetAddress.getLocalHost().getHostName();
+    } catch (java.net.UnknownHostException e) {
+      host = "unknown-host";
+    }
+    return host + ":" + ProcessHandle.current().pid();
+  }
+
+  public Duration shutdownGrace() {
+    return values.get(DISPATCH_SHUTDOWN_GRACE);
+  }
+
+  public int reconcileBatchSize() {
+    return values.get(RECONCILE_BATCH_SIZE);
+  }
+
+  public Duration lookupRetry() {
+    return values.get(RECONCILE_LOOKUP_RETRY);
+  }
+
+  public Duration deliveryRetention() {
+    return values.get(DELIVERY_RETENTION);
+  }
+
+  public Duration purgeInterval() {
+    return values.get(PURGE_INTERVAL);
+  }
+
+  /** The operator API's bearer token; empty when the API is disabled. */
+  public Optional<String> operatorToken() {
+    return values.find(OPS_OPERATOR_TOKEN);
   }
 
   /** Destinations by name (the {@code destination} field of publication requests). */

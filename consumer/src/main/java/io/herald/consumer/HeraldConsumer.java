@@ -1,0 +1,242 @@
+package io.herald.consumer;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.herald.common.id.UuidV7;
+import io.herald.consumer.config.ConsumerConfig;
+import io.herald.consumer.delivery.Deliveries;
+import io.herald.consumer.delivery.StatusEvents;
+import io.herald.consumer.destination.DestinationClient;
+import io.herald.consumer.destination.DestinationConfig;
+import io.herald.consumer.dispatch.Backoff;
+import io.herald.consumer.dispatch.DispatchSettings;
+import io.herald.consumer.dispatch.Dispatcher;
+import io.herald.consumer.inbox.ListenerSettings;
+import io.herald.consumer.inbox.PublicationListener;
+import io.herald.consumer.ops.ConsumerMetrics;
+import io.herald.consumer.ops.OperatorApiHandler;
+import io.herald.consumer.reconcile.OperatorActions;
+import io.herald.consumer.reconcile.ReconcileSettings;
+import io.herald.consumer.reconcile.Reconciler;
+import io.herald.consumer.retention.RetentionPurger;
+import io.herald.consumer.retention.RetentionSettings;
+import io.herald.runtime.db.Databases;
+import io.herald.runtime.metrics.Metrics;
+import io.herald.runtime.ops.HealthCheck;
+import io.herald.runtime.ops.OpsServer;
+import io.herald.runtime.process.ProcessLifecycle;
+import io.herald.schema.CaptureSettings;
+import io.herald.schema.HeraldSchema;
+import io.herald.schema.SchemaMigrator;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One consumer instance: listener, dispatcher, reconciler, retention purger, ops server, wired from
+ * a {@link ConsumerConfig}. Any number of instances may run against one database and one consumer
+ * group.
+ *
+ * <pre>{@code
+ * try (HeraldConsumer consumer = HeraldConsumer.start(config)) { ... }
+ * }</pre>
+ *
+ * <p>{@link #close()} stops in order: the listener (no new intake; offsets are committed per
+ * batch), the dispatcher (no new claims; in-flight calls finish within the shutdown grace), the
+ * reconciler and purger, the ops server, the pool. Thread-safe.
+ */
+public final class HeraldConsumer implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(HeraldConsumer.class);
+  private static final Duration HEALTH_SILENCE = Duration.ofMinutes(2);
+
+  private final ProcessLifecycle lifecycle;
+  private final Deliveries deliveries;
+  private final OperatorActions operatorActions;
+  private final Reconciler reconciler;
+  private final ConsumerMetrics metrics;
+  private final OpsServer ops;
+
+  private HeraldConsumer(ConsumerConfig config, Clock clock) {
+    lifecycle = ProcessLifecycle.create("consumer");
+    try {
+      PrometheusMeterRegistry registry = Metrics.newRegistry("consumer");
+      lifecycle.register("metrics registry", registry::close);
+      metrics = new ConsumerMetrics(registry);
+      HikariDataSource pool =
+          lifecycle.register(
+              "database pool", Databases.pool("consumer", config.database(), registry));
+      if (config.migrateOnStart()) {
+        SchemaMigrator.migrate(
+            pool,
+            HeraldSchema.CONSUMER,
+            new CaptureSettings(config.capturePublication(), config.captureSlot()));
+      }
+      UuidV7 ids = new UuidV7(clock, RandomGenerator.getDefault());
+      deliveries = new Deliveries(pool, new StatusEvents(clock, ids, outboxRetention(config)));
+      operatorActions = new OperatorActions(deliveries, ids);
+
+      Map<String, DestinationClient> clients = new LinkedHashMap<>();
+      for (ConsumerConfig.Destination destination : config.destinations().values()) {
+        DestinationClient client =
+            new DestinationClient(
+                destinationConfig(config, destination),
+                Executors.newVirtualThreadPerTaskExecutor());
+        clients.put(destination.name(), client);
+      }
+      DispatchSettings dispatch =
+          new DispatchSettings(
+              config.dispatchOwner(),
+              config.lease(),
+              config.dispatchPollInterval(),
+              config.maxAttempts(),
+              config.backoffBase(),
+              config.backoffMax(),
+              config.shutdownGrace());
+
+      RetentionPurger purger =
+          new RetentionPurger(
+              pool,
+              new RetentionSettings(
+                  config.inboxRetention(),
+                  config.deliveryRetention(),
+                  outboxRetention(config),
+                  config.purgeInterval(),
+                  config.outboxPurgeBatchSize()),
+              metrics);
+      reconciler =
+          new Reconciler(
+              deliveries,
+              clients,
+              dispatch,
+              new ReconcileSettings(
+                  config.reconciliationInterval(),
+                  config.reconcileBatchSize(),
+                  config.lookupRetry()),
+              metrics);
+      Dispatcher dispatcher =
+          new Dispatcher(
+              deliveries,
+              clients,
+              dispatch,
+              config.dispatcherPoolSize(),
+              new Backoff(config.backoffBase(), config.backoffMax(), RandomGenerator.getDefault()),
+              metrics);
+      PublicationListener listener =
+          new PublicationListener(
+              new ListenerSettings(
+                  config.kafkaBootstrapServers(),
+                  config.publicationEventsTopic(),
+                  config.dlqTopic(),
+                  config.groupId(),
+                  Duration.ofMillis(500),
+                  Duration.ofSeconds(2),
+                  config.kafkaConsumer(),
+                  config.kafkaProducer()),
+              deliveries,
+              ids,
+              clock,
+              metrics,
+              dispatcher::wake);
+
+      OpsServer.Builder opsBuilder =
+          OpsServer.builder("consumer", registry)
+              .host(config.opsHost())
+              .port(config.opsPort())
+              .healthCheck(Databases.healthCheck("database", pool))
+              .healthCheck(loopCheck("listener", () -> listener.healthy(HEALTH_SILENCE)))
+              .healthCheck(loopCheck("dispatcher", () -> dispatcher.healthy(HEALTH_SILENCE)))
+              .healthCheck(
+                  loopCheck(
+                      "reconciler",
+                      () ->
+                          reconciler.healthy(
+                              HEALTH_SILENCE.plus(config.reconciliationInterval()))));
+      config
+          .operatorToken()
+          .ifPresent(
+              token ->
+                  opsBuilder.handler(new OperatorApiHandler(deliveries, operatorActions, token)));
+      ops = lifecycle.register("ops server", opsBuilder.start());
+
+      lifecycle.register("retention purger", purger);
+      purger.start();
+      lifecycle.register("reconciler", reconciler);
+      reconciler.start();
+      lifecycle.register("dispatcher", dispatcher);
+      dispatcher.start();
+      lifecycle.register("listener", listener);
+      listener.start();
+      log.info("Consumer {} started; ops on {}", dispatch.owner(), ops.uri());
+    } catch (RuntimeException e) {
+      lifecycle.close();
+      throw e;
+    }
+  }
+
+  /** Starts a consumer instance (migrating the schema first when configured). */
+  public static HeraldConsumer start(ConsumerConfig config) {
+    return new HeraldConsumer(config, Clock.systemUTC());
+  }
+
+  public Deliveries deliveries() {
+    return deliveries;
+  }
+
+  public OperatorActions operatorActions() {
+    return operatorActions;
+  }
+
+  public Reconciler reconciler() {
+    return reconciler;
+  }
+
+  public ConsumerMetrics metrics() {
+    return metrics;
+  }
+
+  /** Base URI of /health, /metrics and the operator API. */
+  public URI opsUri() {
+    return ops.uri();
+  }
+
+  @Override
+  public void close() {
+    lifecycle.close();
+  }
+
+  static DestinationConfig destinationConfig(
+      ConsumerConfig config, ConsumerConfig.Destination destination) {
+    return new DestinationConfig(
+        destination.name(),
+        URI.create(destination.baseUrl()),
+        destination.idempotencyKeySupported(),
+        destination.lookupSupported(),
+        destination.connectTimeout(),
+        destination.readTimeout(),
+        config.reconciliationGracePeriod(),
+        destination.concurrency(),
+        destination.authToken().orElse(null));
+  }
+
+  private static Duration outboxRetention(ConsumerConfig config) {
+    return config.outboxRetention() == ConsumerConfig.OutboxRetention.DELETE_IMMEDIATELY
+        ? Duration.ZERO
+        : Duration.ofDays(config.outboxKeepDays());
+  }
+
+  private static HealthCheck loopCheck(String name, java.util.function.BooleanSupplier healthy) {
+    return HealthCheck.of(
+        name,
+        () ->
+            healthy.getAsBoolean()
+                ? HealthCheck.Status.up("loop running")
+                : HealthCheck.Status.down("loop stopped or silent for over " + HEALTH_SILENCE));
+  }
+}

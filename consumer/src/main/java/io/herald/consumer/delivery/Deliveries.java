@@ -1,0 +1,592 @@
+package io.herald.consumer.delivery;
+
+import io.herald.common.event.PublicationKey;
+import io.herald.common.event.PublicationRequested;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/**
+ * The delivery table and its state machine. Every transition is one SQL statement guarded by the
+ * expected state (and, for claim holders, the fencing token), and writes its status event in the
+ * same transaction. Races between consumer instances are settled by row locks, {@code SKIP LOCKED}
+ * and row counts, never by anything in this process.
+ *
+ * <p>Times (leases, due times) are the database's {@code now()}: one clock for every instance.
+ *
+ * <p>Thread-safe: stateless apart from the pool.
+ */
+public final class Deliveries {
+
+  private static final String SNAPSHOT_COLUMNS =
+      "d.id, d.job_id, d.tenant_id, d.article_id, d.revision_id, d.destination, d.state,"
+          + " d.remote_id, d.attempts, d.trace_parent, d.trace_state";
+
+  private static final String CLAIM_COLUMNS =
+      "d.id, d.job_id, d.tenant_id, d.article_id, d.revision_id, d.destination,"
+          + " d.idempotency_key, d.content::text AS content, d.claim_token, d.attempts,"
+          + " d.trace_parent, d.trace_state, d.uncertain_since, d.state";
+
+  private static final String VIEW_COLUMNS =
+      "d.id, d.seq, d.job_id, d.message_id, d.tenant_id, d.article_id, d.revision_id,"
+          + " d.destination, d.idempotency_key, d.payload_hash, d.state, d.attempts, d.claim_token,"
+          + " d.claim_owner, d.remote_id, d.last_error, d.uncertain_since, d.next_attempt_at,"
+          + " d.updated_at";
+
+  private static final String INSERT =
+      """
+      INSERT INTO consumer.delivery AS d
+        (id, job_id, message_id, tenant_id, article_id, revision_id, destination, idempotency_key,
+         payload_hash, content, trace_parent, trace_state)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)
+      ON CONFLICT (tenant_id, article_id, revision_id, destination) DO NOTHING
+      RETURNING\s"""
+          + SNAPSHOT_COLUMNS;
+
+  private static final String SELECT_BY_KEY =
+      "SELECT "
+          + SNAPSHOT_COLUMNS
+          + ", d.payload_hash FROM consumer.delivery d"
+          + " WHERE d.tenant_id = ? AND d.article_id = ? AND d.revision_id = ? AND d.destination = ?";
+
+  /**
+   * Claims due work of one destination. An earlier delivery (lower {@code seq}) of the same article
+   * and destination that is not final holds back the later ones (guarantee 5); rows locked by
+   * another instance's claim are skipped, never waited for.
+   */
+  private static final String CLAIM_DUE =
+      """
+      WITH due AS (
+        SELECT d.id
+          FROM consumer.delivery d
+         WHERE d.destination = ?
+           AND d.state IN ('PENDING', 'RETRY_WAIT')
+           AND d.next_attempt_at <= now()
+           AND NOT EXISTS (
+                 SELECT 1 FROM consumer.delivery e
+                  WHERE e.tenant_id = d.tenant_id
+                    AND e.article_id = d.article_id
+                    AND e.destination = d.destination
+                    AND e.seq < d.seq
+                    AND e.state NOT IN ('PUBLISHED', 'FAILED', 'ABANDONED'))
+         ORDER BY d.next_attempt_at, d.seq
+         LIMIT ?
+         FOR UPDATE OF d SKIP LOCKED)
+      UPDATE consumer.delivery d
+         SET state = 'DISPATCHING',
+             claim_owner = ?,
+             claim_token = d.claim_token + 1,
+             lease_until = now() + ? * interval '1 millisecond',
+             attempts = d.attempts + 1,
+             updated_at = now()
+        FROM due
+       WHERE d.id = due.id
+      RETURNING\s"""
+          + CLAIM_COLUMNS;
+
+  /** Records a claim holder's result, only while its token is current (fencing). */
+  private static final String COMPLETE =
+      """
+      UPDATE consumer.delivery d
+         SET state = ?,
+             remote_id = COALESCE(?, d.remote_id),
+             last_error = ?,
+             next_attempt_at = now() + ? * interval '1 millisecond',
+             uncertain_since = CASE WHEN ? = 'UNCERTAIN' AND d.state <> 'UNCERTAIN'
+                                    THEN now() ELSE d.uncertain_since END,
+             claim_owner = NULL,
+             lease_until = NULL,
+             updated_at = now()
+       WHERE d.id = ? AND d.claim_token = ? AND d.state = ?
+      RETURNING\s"""
+          + SNAPSHOT_COLUMNS;
+
+  /**
+   * A dispatcher that held a lease past its end may have sent the request: its delivery becomes
+   * UNCERTAIN (never PENDING), and the token moves on so its late result is refused.
+   */
+  private static final String EXPIRE_LEASES =
+      """
+      WITH expired AS (
+        SELECT d.id FROM consumer.delivery d
+         WHERE d.state = 'DISPATCHING' AND d.lease_until < now()
+         ORDER BY d.lease_until
+         LIMIT ?
+         FOR UPDATE SKIP LOCKED)
+      UPDATE consumer.delivery d
+         SET state = 'UNCERTAIN',
+             claim_token = d.claim_token + 1,
+             last_error = 'claim of ' || d.claim_owner || ' expired at ' || d.lease_until
+                          || ' before a result was recorded; the request may have been sent',
+             claim_owner = NULL,
+             lease_until = NULL,
+             uncertain_since = now(),
+             next_attempt_at = now(),
+             updated_at = now()
+        FROM expired
+       WHERE d.id = expired.id
+      RETURNING\s"""
+          + SNAPSHOT_COLUMNS;
+
+  /** Moves unclaimed UNCERTAIN deliveries of one destination to a decided state. */
+  private static final String SETTLE_UNCERTAIN =
+      """
+      WITH picked AS (
+        SELECT d.id FROM consumer.delivery d
+         WHERE d.state = 'UNCERTAIN' AND d.destination = ?
+           AND (d.lease_until IS NULL OR d.lease_until < now())
+           AND d.attempts >= ? AND d.attempts < ?
+         ORDER BY d.uncertain_since
+         LIMIT ?
+         FOR UPDATE SKIP LOCKED)
+      UPDATE consumer.delivery d
+         SET state = ?,
+             claim_token = d.claim_token + 1,
+             claim_owner = NULL,
+             lease_until = NULL,
+             last_error = ?,
+             next_attempt_at = now(),
+             updated_at = now()
+        FROM picked
+       WHERE d.id = picked.id
+      RETURNING\s"""
+          + SNAPSHOT_COLUMNS;
+
+  /** Leases UNCERTAIN deliveries whose grace period has passed, for a lookup at the destination. */
+  private static final String CLAIM_UNCERTAIN =
+      """
+      WITH picked AS (
+        SELECT d.id FROM consumer.delivery d
+         WHERE d.state = 'UNCERTAIN' AND d.destination = ?
+           AND (d.lease_until IS NULL OR d.lease_until < now())
+           AND d.uncertain_since <= now() - ? * interval '1 millisecond'
+           AND d.next_attempt_at <= now()
+         ORDER BY d.uncertain_since
+         LIMIT ?
+         FOR UPDATE SKIP LOCKED)
+      UPDATE consumer.delivery d
+         SET claim_owner = ?,
+             claim_token = d.claim_token + 1,
+             lease_until = now() + ? * interval '1 millisecond',
+             updated_at = now()
+        FROM picked
+       WHERE d.id = picked.id
+      RETURNING\s"""
+          + CLAIM_COLUMNS;
+
+  private static final String LOCK_BY_ID =
+      "SELECT d.state FROM consumer.delivery d WHERE d.id = ? FOR UPDATE";
+
+  private static final String OPERATOR_UPDATE =
+      """
+      UPDATE consumer.delivery d
+         SET state = ?,
+             remote_id = COALESCE(?, d.remote_id),
+             last_error = ?,
+             attempts = CASE WHEN ? THEN 0 ELSE d.attempts END,
+             claim_token = d.claim_token + 1,
+             claim_owner = NULL,
+             lease_until = NULL,
+             next_attempt_at = now(),
+             updated_at = now()
+       WHERE d.id = ?
+      RETURNING\s"""
+          + SNAPSHOT_COLUMNS;
+
+  private static final String VIEW_BY_ID =
+      "SELECT " + VIEW_COLUMNS + " FROM consumer.delivery d WHERE d.id = ?";
+
+  private static final String VIEW_BY_KEY =
+      "SELECT "
+          + VIEW_COLUMNS
+          + " FROM consumer.delivery d"
+          + " WHERE d.tenant_id = ? AND d.article_id = ? AND d.revision_id = ? AND d.destination = ?";
+
+  private static final String VIEW_BY_STATE =
+      "SELECT "
+          + VIEW_COLUMNS
+          + " FROM consumer.delivery d WHERE d.state = ? ORDER BY d.seq LIMIT ?";
+
+  private static final String COUNT_BY_STATE =
+      "SELECT d.state, count(*) FROM consumer.delivery d GROUP BY d.state";
+
+  private final DataSource dataSource;
+  private final StatusEvents events;
+
+  public Deliveries(DataSource dataSource, StatusEvents events) {
+    this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+    this.events = Objects.requireNonNull(events, "events");
+  }
+
+  public DataSource dataSource() {
+    return dataSource;
+  }
+
+  public StatusEvents events() {
+    return events;
+  }
+
+  /**
+   * Creates the delivery for a received event on the caller's transaction, or reports the existing
+   * one. Concurrent inserts of one business key are settled by {@code ux_delivery_identity}: the
+   * loser's {@code ON CONFLICT DO NOTHING} waits for the winner and then inserts nothing.
+   */
+  public IntakeResult insert(Connection connection, NewDelivery delivery) throws SQLException {
+    PublicationRequested request = delivery.request();
+    PublicationKey key = request.key();
+    try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
+      insert.setObject(1, delivery.id());
+      insert.setObject(2, request.jobId());
+      insert.setObject(3, delivery.messageId());
+      insert.setString(4, key.tenant());
+      insert.setString(5, key.articleId());
+      insert.setString(6, key.revisionId());
+      insert.setString(7, key.destination());
+      insert.setString(8, request.idempotencyKey());
+      insert.setString(9, request.payloadHash());
+      insert.setString(10, request.content().toString());
+      insert.setString(11, delivery.traceParent());
+      insert.setString(12, delivery.traceState());
+      try (ResultSet rows = insert.executeQuery()) {
+        if (rows.next()) {
+          return new IntakeResult.Created(snapshot(rows));
+        }
+      }
+    }
+    try (PreparedStatement select = connection.prepareStatement(SELECT_BY_KEY)) {
+      select.setString(1, key.tenant());
+      select.setString(2, key.articleId());
+      select.setString(3, key.revisionId());
+      select.setString(4, key.destination());
+      try (ResultSet rows = select.executeQuery()) {
+        if (!rows.next()) {
+          // Only a purge between the two statements can get here; the caller's retry settles it.
+          throw new SQLException(
+              "Delivery for " + key + " conflicted on insert but is gone now", "40001");
+        }
+        DeliverySnapshot existing = snapshot(rows);
+        String existingHash = rows.getString("payload_hash");
+        return existingHash.equals(request.payloadHash())
+            ? new IntakeResult.Duplicate(existing)
+            : new IntakeResult.Conflict(existing, existingHash);
+      }
+    }
+  }
+
+  /** Claims up to {@code limit} due deliveries of {@code destination} for {@code owner}. */
+  public List<ClaimedDelivery> claimDue(String destination, String owner, int limit, Duration lease)
+      throws SQLException {
+    return Transactions.inTransaction(
+        dataSource,
+        connection -> {
+          try (PreparedStatement claim = connection.prepareStatement(CLAIM_DUE)) {
+            claim.setString(1, destination);
+            claim.setInt(2, limit);
+            claim.setString(3, owner);
+            claim.setLong(4, lease.toMillis());
+            return claims(claim);
+          }
+        });
+  }
+
+  /**
+   * Records {@code transition} for a claim, with its status event, if the claim is still current.
+   *
+   * @return the delivery after the transition, or empty when the claim was fenced off (its lease
+   *     expired and the row was taken over): the result is then discarded
+   */
+  public Optional<DeliverySnapshot> complete(ClaimedDelivery claim, Transition transition)
+      throws SQLException {
+    return Transactions.inTransaction(
+        dataSource,
+        connection -> {
+          DeliverySnapshot after;
+          try (PreparedStatement update = connection.prepareStatement(COMPLETE)) {
+            update.setString(1, transition.to().name());
+            update.setString(2, transition.remoteId());
+            update.setString(3, transition.reason());
+            update.setLong(4, transition.retryIn().toMillis());
+            update.setString(5, transition.to().name());
+            update.setObject(6, claim.id());
+            update.setLong(7, claim.claimToken());
+            update.setString(8, claim.state().name());
+            try (ResultSet rows = update.executeQuery()) {
+              if (!rows.next()) {
+                return Optional.empty();
+              }
+              after = snapshot(rows);
+            }
+          }
+          if (transition.to() != claim.state() || claim.state() == DeliveryState.DISPATCHING) {
+            events.append(connection, after, transition.reason());
+          }
+          return Optional.of(after);
+        });
+  }
+
+  /** Turns expired dispatch claims into UNCERTAIN deliveries, each with its event. */
+  public List<DeliverySnapshot> expireLeases(int limit) throws SQLException {
+    return Transactions.inTransaction(
+        dataSource,
+        connection -> {
+          List<DeliverySnapshot> expired = new ArrayList<>();
+          List<String> reasons = new ArrayList<>();
+          try (PreparedStatement update = connection.prepareStatement(EXPIRE_LEASES)) {
+            update.setInt(1, limit);
+            try (ResultSet rows = update.executeQuery()) {
+              while (rows.next()) {
+                expired.add(snapshot(rows));
+                reasons.add("claim lease expired before a result was recorded");
+              }
+            }
+          }
+          for (int i = 0; i < expired.size(); i++) {
+            events.append(connection, expired.get(i), reasons.get(i));
+          }
+          return expired;
+        });
+  }
+
+  /**
+   * Moves up to {@code limit} unclaimed UNCERTAIN deliveries of {@code destination} with {@code
+   * minAttempts <= attempts < maxAttemptsExclusive} to {@code target} ({@code PENDING} for a
+   * destination that honours idempotency keys, {@code NEEDS_RECONCILIATION} for one that offers
+   * neither idempotency nor lookup).
+   */
+  public List<DeliverySnapshot> settleUncertain(
+      String destination,
+      int minAttempts,
+      int maxAttemptsExclusive,
+      DeliveryState target,
+      String reason,
+      int limit)
+      throws SQLException {
+    return Transactions.inTransaction(
+        dataSource,
+        connection -> {
+          List<DeliverySnapshot> settled = new ArrayList<>();
+          try (PreparedStatement update = connection.prepareStatement(SETTLE_UNCERTAIN)) {
+            update.setString(1, destination);
+            update.setInt(2, minAttempts);
+            update.setInt(3, maxAttemptsExclusive);
+            update.setInt(4, limit);
+            update.setString(5, target.name());
+            update.setString(6, reason);
+            try (ResultSet rows = update.executeQuery()) {
+              while (rows.next()) {
+                settled.add(snapshot(rows));
+              }
+            }
+          }
+          for (DeliverySnapshot delivery : settled) {
+            events.append(connection, delivery, reason);
+          }
+          return settled;
+        });
+  }
+
+  /** Leases UNCERTAIN deliveries, uncertain for at least {@code grace}, for a remote lookup. */
+  public List<ClaimedDelivery> claimUncertain(
+      String destination, String owner, int limit, Duration lease, Duration grace)
+      throws SQLException {
+    return Transactions.inTransaction(
+        dataSource,
+        connection -> {
+          try (PreparedStatement claim = connection.prepareStatement(CLAIM_UNCERTAIN)) {
+            claim.setString(1, destination);
+            claim.setLong(2, grace.toMillis());
+            claim.setInt(3, limit);
+            claim.setString(4, owner);
+            claim.setLong(5, lease.toMillis());
+            return claims(claim);
+          }
+        });
+  }
+
+  /** The outcome of an operator's attempt to change a delivery. */
+  public sealed interface OperatorChange {
+    record Applied(DeliveryState from, DeliverySnapshot after) implements OperatorChange {}
+
+    record NotFound() implements OperatorChange {}
+
+    record NotAllowed(DeliveryState current) implements OperatorChange {}
+  }
+
+  /**
+   * Applies an operator's decision on the caller's transaction: locks the row, checks that its
+   * state is one of {@code allowedFrom}, moves it to {@code to} (taking any claim away), and writes
+   * the status event. The caller records the audit row in the same transaction.
+   */
+  public OperatorChange operatorChange(
+      Connection connection,
+      UUID deliveryId,
+      Set<DeliveryState> allowedFrom,
+      DeliveryState to,
+      String remoteId,
+      String reason,
+      boolean resetAttempts)
+      throws SQLException {
+    DeliveryState from;
+    try (PreparedStatement lock = connection.prepareStatement(LOCK_BY_ID)) {
+      lock.setObject(1, deliveryId);
+      try (ResultSet rows = lock.executeQuery()) {
+        if (!rows.next()) {
+          return new OperatorChange.NotFound();
+        }
+        from = DeliveryState.valueOf(rows.getString(1));
+      }
+    }
+    if (!allowedFrom.contains(from)) {
+      return new OperatorChange.NotAllowed(from);
+    }
+    DeliverySnapshot after;
+    try (PreparedStatement update = connection.prepareStatement(OPERATOR_UPDATE)) {
+      update.setString(1, to.name());
+      update.setString(2, remoteId);
+      update.setString(3, reason);
+      update.setBoolean(4, resetAttempts);
+      update.setObject(5, deliveryId);
+      try (ResultSet rows = update.executeQuery()) {
+        rows.next();
+        after = snapshot(rows);
+      }
+    }
+    events.append(connection, after, reason);
+    return new OperatorChange.Applied(from, after);
+  }
+
+  public Optional<DeliveryView> find(UUID id) throws SQLException {
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement select = connection.prepareStatement(VIEW_BY_ID)) {
+      select.setObject(1, id);
+      return firstView(select);
+    }
+  }
+
+  public Optional<DeliveryView> find(PublicationKey key) throws SQLException {
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement select = connection.prepareStatement(VIEW_BY_KEY)) {
+      select.setString(1, key.tenant());
+      select.setString(2, key.articleId());
+      select.setString(3, key.revisionId());
+      select.setString(4, key.destination());
+      return firstView(select);
+    }
+  }
+
+  /** Up to {@code limit} deliveries in {@code state}, oldest first (operators' work list). */
+  public List<DeliveryView> list(DeliveryState state, int limit) throws SQLException {
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement select = connection.prepareStatement(VIEW_BY_STATE)) {
+      select.setString(1, state.name());
+      select.setInt(2, limit);
+      List<DeliveryView> views = new ArrayList<>();
+      try (ResultSet rows = select.executeQuery()) {
+        while (rows.next()) {
+          views.add(view(rows));
+        }
+      }
+      return views;
+    }
+  }
+
+  /** Number of deliveries per state (states without rows are absent). */
+  public Map<DeliveryState, Long> countByState() throws SQLException {
+    Map<DeliveryState, Long> counts = new EnumMap<>(DeliveryState.class);
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement select = connection.prepareStatement(COUNT_BY_STATE);
+        ResultSet rows = select.executeQuery()) {
+      while (rows.next()) {
+        counts.put(DeliveryState.valueOf(rows.getString(1)), rows.getLong(2));
+      }
+    }
+    return counts;
+  }
+
+  private static Optional<DeliveryView> firstView(PreparedStatement select) throws SQLException {
+    try (ResultSet rows = select.executeQuery()) {
+      return rows.next() ? Optional.of(view(rows)) : Optional.empty();
+    }
+  }
+
+  private static List<ClaimedDelivery> claims(PreparedStatement claim) throws SQLException {
+    List<ClaimedDelivery> claimed = new ArrayList<>();
+    try (ResultSet rows = claim.executeQuery()) {
+      while (rows.next()) {
+        claimed.add(
+            new ClaimedDelivery(
+                rows.getObject("id", UUID.class),
+                rows.getObject("job_id", UUID.class),
+                new PublicationKey(
+                    rows.getString("tenant_id"),
+                    rows.getString("article_id"),
+                    rows.getString("revision_id"),
+                    rows.getString("destination")),
+                rows.getString("idempotency_key"),
+                rows.getString("content"),
+                rows.getLong("claim_token"),
+                rows.getInt("attempts"),
+                rows.getString("trace_parent"),
+                rows.getString("trace_state"),
+                instant(rows.getTimestamp("uncertain_since")),
+                DeliveryState.valueOf(rows.getString("state"))));
+      }
+    }
+    return claimed;
+  }
+
+  private static DeliverySnapshot snapshot(ResultSet rows) throws SQLException {
+    return new DeliverySnapshot(
+        rows.getObject("id", UUID.class),
+        rows.getObject("job_id", UUID.class),
+        rows.getString("tenant_id"),
+        rows.getString("article_id"),
+        rows.getString("revision_id"),
+        rows.getString("destination"),
+        DeliveryState.valueOf(rows.getString("state")),
+        rows.getString("remote_id"),
+        rows.getInt("attempts"),
+        rows.getString("trace_parent"),
+        rows.getString("trace_state"));
+  }
+
+  private static DeliveryView view(ResultSet rows) throws SQLException {
+    return new DeliveryView(
+        rows.getObject("id", UUID.class),
+        rows.getLong("seq"),
+        rows.getObject("job_id", UUID.class),
+        rows.getObject("message_id", UUID.class),
+        rows.getString("tenant_id"),
+        rows.getString("article_id"),
+        rows.getString("revision_id"),
+        rows.getString("destination"),
+        rows.getString("idempotency_key"),
+        rows.getString("payload_hash"),
+        DeliveryState.valueOf(rows.getString("state")),
+        rows.getInt("attempts"),
+        rows.getLong("claim_token"),
+        rows.getString("claim_owner"),
+        rows.getString("remote_id"),
+        rows.getString("last_error"),
+        instant(rows.getTimestamp("uncertain_since")),
+        instant(rows.getTimestamp("next_attempt_at")),
+        instant(rows.getTimestamp("updated_at")));
+  }
+
+  private static Instant instant(Timestamp timestamp) {
+    return timestamp == null ? null : timestamp.toInstant();
+  }
+}

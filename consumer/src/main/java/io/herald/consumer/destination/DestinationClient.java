@@ -1,0 +1,128 @@
+package io.herald.consumer.destination;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.herald.common.json.Json;
+import io.herald.consumer.delivery.ClaimedDelivery;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Executor;
+
+/**
+ * Talks to one destination publishing API over HTTP ({@code java.net.http}). Sends the delivery's
+ * idempotency key as {@code Idempotency-Key} and as the article's {@code externalReference} on
+ * every attempt, forwards the W3C trace context, and turns every answer into an {@link Outcome}
+ * through {@link OutcomeClassifier}. It never throws for a remote failure.
+ *
+ * <p>Thread-safe; one instance per destination, shared by all dispatch workers.
+ */
+public final class DestinationClient implements AutoCloseable {
+
+  private final DestinationConfig config;
+  private final HttpClient http;
+
+  public DestinationClient(DestinationConfig config, Executor executor) {
+    this.config = config;
+    this.http =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(config.connectTimeout())
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .executor(executor)
+            .build();
+  }
+
+  public DestinationConfig config() {
+    return config;
+  }
+
+  /** Publishes the claimed delivery's article. Blocks for at most connect + request timeout. */
+  public Outcome publish(ClaimedDelivery delivery) {
+    String body;
+    try {
+      body = body(delivery);
+    } catch (JsonProcessingException e) {
+      return new Outcome.Permanent("stored content is not JSON: " + e.getOriginalMessage());
+    }
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(articles(""))
+            .timeout(config.requestTimeout())
+            .header("Content-Type", "application/json")
+            .header("Idempotency-Key", delivery.idempotencyKey())
+            .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+    decorate(request, delivery);
+    try {
+      HttpResponse<String> response =
+          http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+      return OutcomeClassifier.classify(
+          response.statusCode(),
+          response.body(),
+          response.headers().firstValue("Retry-After").orElse(null));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return OutcomeClassifier.classify(e);
+    } catch (IOException | RuntimeException e) {
+      return OutcomeClassifier.classify(e);
+    }
+  }
+
+  /** Looks the delivery's article up by its external reference (the idempotency key). */
+  public LookupResult lookUp(ClaimedDelivery delivery) {
+    URI uri =
+        articles(
+            "?externalReference="
+                + URLEncoder.encode(delivery.idempotencyKey(), StandardCharsets.UTF_8));
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(uri).timeout(config.requestTimeout()).GET();
+    decorate(request, delivery);
+    try {
+      HttpResponse<String> response =
+          http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+      return OutcomeClassifier.classifyLookup(response.statusCode(), response.body());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return OutcomeClassifier.classifyLookup(e);
+    } catch (IOException | RuntimeException e) {
+      return OutcomeClassifier.classifyLookup(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    http.close();
+  }
+
+  /** {@code <base-url>/articles}, keeping any path of the base URL ({@code http://h/dest-a}). */
+  private URI articles(String query) {
+    String base = config.baseUri().toString();
+    return URI.create(
+        (base.endsWith("/") ? base.substring(0, base.length() - 1) : base) + "/articles" + query);
+  }
+
+  private void decorate(HttpRequest.Builder request, ClaimedDelivery delivery) {
+    if (config.bearerToken() != null) {
+      request.header("Authorization", "Bearer " + config.bearerToken());
+    }
+    if (delivery.traceParent() != null) {
+      request.header("traceparent", delivery.traceParent());
+      if (delivery.traceState() != null) {
+        request.header("tracestate", delivery.traceState());
+      }
+    }
+  }
+
+  private static String body(ClaimedDelivery delivery) throws JsonProcessingException {
+    ObjectNode body = Json.mapper().createObjectNode();
+    body.put("externalReference", delivery.idempotencyKey());
+    body.put("tenant", delivery.key().tenant());
+    body.put("articleId", delivery.key().articleId());
+    body.put("revisionId", delivery.key().revisionId());
+    body.set("content", Json.mapper().readTree(delivery.content()));
+    return Json.mapper().writeValueAsString(body);
+  }
+}

@@ -1,0 +1,282 @@
+package io.herald.consumer.dispatch;
+
+import io.herald.consumer.delivery.ClaimedDelivery;
+import io.herald.consumer.delivery.Deliveries;
+import io.herald.consumer.delivery.DeliverySnapshot;
+import io.herald.consumer.delivery.Transition;
+import io.herald.consumer.destination.DestinationClient;
+import io.herald.consumer.destination.DestinationConfig;
+import io.herald.consumer.destination.Outcome;
+import io.herald.consumer.ops.ConsumerMetrics;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Claims due deliveries and publishes them. One poller thread claims work per destination, up to
+ * that destination's free concurrency and the instance's pool size; each claimed delivery is
+ * published on its own virtual thread, outside any database transaction, and its result recorded
+ * only while the claim's fencing token is current.
+ *
+ * <p>Lifecycle: {@link #start()} once, {@link #close()} once: stops claiming, waits up to the
+ * shutdown grace for in-flight calls to be recorded, then interrupts what is left (those claims
+ * expire and are reconciled as uncertain: the request may have been sent). Thread-safe.
+ */
+public final class Dispatcher implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
+
+  private final Deliveries deliveries;
+  private final DispatchSettings settings;
+  private final Backoff backoff;
+  private final ConsumerMetrics metrics;
+  private final List<Lane> lanes = new ArrayList<>();
+  private final Semaphore globalPermits;
+  private final ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
+  private final Object signal = new Object();
+  private final AtomicLong lastLoopNanos = new AtomicLong(System.nanoTime());
+  private volatile boolean running;
+  private boolean signalled;
+  private Thread poller;
+
+  private record Lane(DestinationClient client, Semaphore permits) {
+    String name() {
+      return client.config().name();
+    }
+  }
+
+  public Dispatcher(
+      Deliveries deliveries,
+      Map<String, DestinationClient> destinations,
+      DispatchSettings settings,
+      int poolSize,
+      Backoff backoff,
+      ConsumerMetrics metrics) {
+    if (poolSize < 1) {
+      throw new IllegalArgumentException(
+          "consumer.dispatch.pool-size must be at least 1: " + poolSize);
+    }
+    this.globalPermits = new Semaphore(poolSize);
+    this.deliveries = deliveries;
+    this.settings = settings;
+    this.backoff = backoff;
+    this.metrics = metrics;
+    for (DestinationClient client : destinations.values()) {
+      DestinationConfig config = client.config();
+      if (settings.lease().compareTo(config.maxCallDuration()) <= 0) {
+        throw new IllegalArgumentException(
+            "consumer.dispatch.lease ("
+                + settings.lease()
+                + ") must be longer than consumer.destination."
+                + config.name()
+                + ".connect-timeout + request-timeout ("
+                + config.maxCallDuration()
+                + "): a claim must outlast the call it covers");
+      }
+      lanes.add(new Lane(client, new Semaphore(config.concurrency())));
+    }
+  }
+
+  public synchronized void start() {
+    if (poller != null) {
+      throw new IllegalStateException("Dispatcher already started");
+    }
+    running = true;
+    poller = Thread.ofPlatform().name("herald-dispatcher").daemon(false).start(this::pollLoop);
+    log.info(
+        "Dispatcher {} started for destinations {} (lease {}, max attempts {})",
+        settings.owner(),
+        lanes.stream().map(Lane::name).toList(),
+        settings.lease(),
+        settings.maxAttempts());
+  }
+
+  /** Tells the dispatcher that new work may be due (a cheap hint; polling covers a lost one). */
+  public void wake() {
+    synchronized (signal) {
+      signalled = true;
+      signal.notifyAll();
+    }
+  }
+
+  /** Whether the poll loop ran recently (health). */
+  public boolean healthy(Duration maxSilence) {
+    return running
+        && poller != null
+        && poller.isAlive()
+        && System.nanoTime() - lastLoopNanos.get() < maxSilence.toNanos();
+  }
+
+  private void pollLoop() {
+    while (running) {
+      lastLoopNanos.set(System.nanoTime());
+      int claimed = 0;
+      boolean failed = false;
+      for (Lane lane : lanes) {
+        if (!running) {
+          break;
+        }
+        int free = Math.min(lane.permits().availablePermits(), globalPermits.availablePermits());
+        if (free == 0) {
+          continue;
+        }
+        List<ClaimedDelivery> claims;
+        try {
+          claims = deliveries.claimDue(lane.name(), settings.owner(), free, settings.lease());
+        } catch (SQLException | RuntimeException e) {
+          log.error(
+              "Claiming due deliveries of {} failed; retrying after {}",
+              lane.name(),
+              settings.pollInterval(),
+              e);
+          metrics.loopFailure("dispatch-claim");
+          failed = true;
+          break;
+        }
+        for (ClaimedDelivery claim : claims) {
+          globalPermits.acquireUninterruptibly();
+          lane.permits().acquireUninterruptibly();
+          workers.execute(() -> dispatchAndRelease(lane, claim));
+        }
+        claimed += claims.size();
+      }
+      if (claimed == 0 || failed) {
+        awaitSignal(settings.pollInterval());
+      }
+    }
+  }
+
+  private void dispatchAndRelease(Lane lane, ClaimedDelivery claim) {
+    try {
+      dispatch(lane, claim);
+    } catch (RuntimeException e) {
+      log.error(
+          "Dispatching {} failed unexpectedly; its claim will expire and be reconciled", claim, e);
+    } finally {
+      lane.permits().release();
+      globalPermits.release();
+      wake();
+    }
+  }
+
+  private void dispatch(Lane lane, ClaimedDelivery claim) {
+    long start = System.nanoTime();
+    Outcome outcome = lane.client().publish(claim);
+    metrics.dispatched(lane.name(), outcome.label(), Duration.ofNanos(System.nanoTime() - start));
+    Transition transition = decide(claim, outcome);
+    Optional<DeliverySnapshot> recorded;
+    try {
+      recorded = deliveries.complete(claim, transition);
+    } catch (SQLException | RuntimeException e) {
+      // The outcome is lost with this process's memory; the lease expires and the reconciler
+      // treats the delivery as uncertain, which is exactly what it is for everybody else.
+      log.error(
+          "Recording {} -> {} ({}) failed; the claim will expire and be reconciled",
+          claim,
+          transition.to(),
+          outcome,
+          e);
+      metrics.loopFailure("dispatch-record");
+      return;
+    }
+    if (recorded.isEmpty()) {
+      metrics.fenced(lane.name());
+      log.warn(
+          "Discarded the late result {} of {}: its claim was taken over (fencing token moved on)",
+          outcome,
+          claim);
+      return;
+    }
+    metrics.transition(transition.to());
+    logTransition(claim, transition, outcome);
+  }
+
+  /** Maps an outcome to the next state, applying the attempt bound and the backoff. */
+  Transition decide(ClaimedDelivery claim, Outcome outcome) {
+    return switch (outcome) {
+      case Outcome.Published published -> Transition.published(published.remoteId(), null);
+      case Outcome.Permanent permanent -> Transition.failed("rejected: " + permanent.reason());
+      case Outcome.Uncertain uncertain -> Transition.uncertain(uncertain.reason());
+      case Outcome.Retry retry -> {
+        if (claim.attempts() < settings.maxAttempts()) {
+          yield Transition.retryWait(
+              retry.reason(), backoff.delay(claim.attempts(), retry.retryAfter()));
+        }
+        String reason = "gave up after " + claim.attempts() + " attempts, last: " + retry.reason();
+        // An earlier attempt may have created the article: only a person can say it did not.
+        yield claim.wasEverUncertain()
+            ? Transition.needsReconciliation(reason + "; an earlier attempt was uncertain")
+            : Transition.failed(reason);
+      }
+    };
+  }
+
+  private static void logTransition(ClaimedDelivery claim, Transition transition, Outcome outcome) {
+    switch (transition.to()) {
+      case PUBLISHED -> log.info("Published {} as {}", claim, transition.remoteId());
+      case RETRY_WAIT ->
+          log.warn("Retrying {} in {}: {}", claim, transition.retryIn(), transition.reason());
+      case UNCERTAIN -> log.warn("Outcome of {} is uncertain: {}", claim, transition.reason());
+      default ->
+          log.error("{} is {}: {} ({})", claim, transition.to(), transition.reason(), outcome);
+    }
+  }
+
+  private void awaitSignal(Duration timeout) {
+    synchronized (signal) {
+      if (!signalled && running) {
+        try {
+          signal.wait(Math.max(1, timeout.toMillis()));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          running = false;
+        }
+      }
+      signalled = false;
+    }
+  }
+
+  @Override
+  public void close() {
+    Thread thread;
+    synchronized (this) {
+      running = false;
+      thread = poller;
+    }
+    wake();
+    if (thread != null) {
+      try {
+        thread.join(settings.pollInterval().multipliedBy(10).plusSeconds(10).toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    workers.shutdown();
+    try {
+      if (!workers.awaitTermination(settings.shutdownGrace().toMillis(), TimeUnit.MILLISECONDS)) {
+        log.warn(
+            "In-flight dispatches did not finish within {}; their claims will expire and be"
+                + " reconciled as uncertain",
+            settings.shutdownGrace());
+        workers.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      workers.shutdownNow();
+    }
+    for (Lane lane : lanes) {
+      lane.client().close();
+    }
+    log.info("Dispatcher {} stopped", settings.owner());
+  }
+}
