@@ -51,6 +51,7 @@ public final class Reconciler implements AutoCloseable {
   private final Object signal = new Object();
   private final AtomicLong lastRoundNanos = new AtomicLong(System.nanoTime());
   private volatile boolean running;
+  private volatile boolean closed;
   private Thread thread;
 
   public Reconciler(
@@ -115,7 +116,7 @@ public final class Reconciler implements AutoCloseable {
             delivery.deliveryId(),
             delivery.aggregateId());
       }
-    } while (running && expired.size() == settings.batchSize());
+    } while (!closed && expired.size() == settings.batchSize());
     for (DestinationClient client : destinations.values()) {
       DestinationConfig config = client.config();
       if (config.honoursIdempotencyKey()) {
@@ -174,7 +175,7 @@ public final class Reconciler implements AutoCloseable {
             target,
             reason);
       }
-    } while (running && settled.size() == settings.batchSize());
+    } while (!closed && settled.size() == settings.batchSize());
   }
 
   private void lookUp(DestinationClient client) throws SQLException {
@@ -248,6 +249,7 @@ public final class Reconciler implements AutoCloseable {
     Thread current;
     synchronized (this) {
       running = false;
+      closed = true;
       current = thread;
     }
     synchronized (signal) {

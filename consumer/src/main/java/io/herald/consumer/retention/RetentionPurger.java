@@ -52,6 +52,7 @@ public final class RetentionPurger implements AutoCloseable {
   private final ConsumerMetrics metrics;
   private final Object signal = new Object();
   private volatile boolean running;
+  private volatile boolean closed;
   private Thread thread;
 
   public RetentionPurger(
@@ -110,7 +111,7 @@ public final class RetentionPurger implements AutoCloseable {
         deleted = delete.executeUpdate();
       }
       total += deleted;
-    } while (deleted == settings.batchSize() && running);
+    } while (deleted == settings.batchSize() && !closed);
     if (total > 0) {
       log.info("Purged {} rows older than {} from consumer.{}", total, age, table);
     }
@@ -122,6 +123,7 @@ public final class RetentionPurger implements AutoCloseable {
     Thread current;
     synchronized (this) {
       running = false;
+      closed = true;
       current = thread;
     }
     synchronized (signal) {
