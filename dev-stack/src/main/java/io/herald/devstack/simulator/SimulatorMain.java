@@ -11,7 +11,8 @@ import java.util.concurrent.CountDownLatch;
  * <p>Arguments, all optional: {@code --host=0.0.0.0 --port=8090 --idempotency=honour|ignore
  * --lookup=on|off --latency-ms=0 --token=secret}. The behaviour options may also be given per path
  * prefix, so one simulator stands in for several destinations: {@code --dest-b.idempotency=ignore
- * --dest-b.lookup=off} applies to {@code /dest-b/articles}.
+ * --dest-b.lookup=off} (or {@code --/dest-b.lookup=off}) applies to {@code /dest-b/articles}.
+ * Arguments not starting with {@code --} are ignored (the images pass every process a config path).
  */
 public final class SimulatorMain {
 
@@ -24,15 +25,19 @@ public final class SimulatorMain {
     Behaviour behaviour = Behaviour.cooperative();
     Map<String, Behaviour> prefixed = new LinkedHashMap<>();
     for (String arg : args) {
+      if (!arg.startsWith("--")) {
+        // Herald's images pass every process a config file path; the simulator has none.
+        continue;
+      }
       int eq = arg.indexOf('=');
-      if (!arg.startsWith("--") || eq < 0) {
+      if (eq < 0) {
         throw new IllegalArgumentException("Expected --name=value, got: " + arg);
       }
       String name = arg.substring(2, eq);
       String value = arg.substring(eq + 1);
       int dot = name.lastIndexOf('.');
       if (dot > 0) {
-        String prefix = name.substring(0, dot);
+        String prefix = name.substring(0, dot).replaceAll("^/+", "");
         Behaviour base = prefixed.getOrDefault(prefix, Behaviour.cooperative());
         prefixed.put(prefix, apply(base, name.substring(dot + 1), value));
         continue;
