@@ -43,7 +43,7 @@ class SchemaMigratorIT {
     DataSource dataSource = stack.dataSource();
 
     assertThat(SchemaMigrator.migrate(dataSource, HeraldSchema.WRITER, capture)).isEqualTo(4);
-    assertThat(SchemaMigrator.migrate(dataSource, HeraldSchema.CONSUMER, capture)).isEqualTo(4);
+    assertThat(SchemaMigrator.migrate(dataSource, HeraldSchema.CONSUMER, capture)).isEqualTo(5);
 
     assertThat(SchemaMigrator.migrate(dataSource, HeraldSchema.WRITER, capture)).isZero();
     assertThat(SchemaMigrator.migrate(dataSource, HeraldSchema.CONSUMER, capture)).isZero();

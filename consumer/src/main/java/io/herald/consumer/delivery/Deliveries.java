@@ -75,12 +75,15 @@ public final class Deliveries {
          WHERE d.destination = ?
            AND d.state IN ('PENDING', 'RETRY_WAIT')
            AND d.next_attempt_at <= now()
-           AND NOT EXISTS (
-                 SELECT 1 FROM consumer.delivery e
+           -- Oldest open delivery of its article and destination (it is open itself). A
+           -- correlated scalar subquery, not NOT EXISTS: the planner cannot turn it into an
+           -- anti-join, so every candidate costs one probe of ix_delivery_open_per_article on all
+           -- three keys, whatever the table statistics say (a fresh burst has none).
+           AND d.seq = (
+                 SELECT min(e.seq) FROM consumer.delivery e
                   WHERE e.tenant_id = d.tenant_id
                     AND e.article_id = d.article_id
                     AND e.destination = d.destination
-                    AND e.seq < d.seq
                     AND e.state NOT IN ('PUBLISHED', 'FAILED', 'ABANDONED'))
          ORDER BY d.next_attempt_at, d.seq
          LIMIT ?
