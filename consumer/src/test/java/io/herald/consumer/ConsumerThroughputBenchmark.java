@@ -1,0 +1,177 @@
+package io.herald.consumer;
+
+import static org.awaitility.Awaitility.await;
+
+import io.herald.common.event.PublicationKey;
+import io.herald.devstack.HeraldIntegrationTest;
+import io.herald.devstack.StackContext;
+import io.herald.devstack.simulator.Behaviour;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Throughput figures (printed, never asserted). Run on demand: {@code ./mvnw -B -pl consumer -am
+ * verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false
+ * -Dit.test=ConsumerThroughputBenchmark}.
+ */
+@HeraldIntegrationTest
+class ConsumerThroughputBenchmark {
+
+  private static final int POOL = 10;
+
+  @Test
+  void deliveriesPerSecondFromAPreloadedTopicAgainstPgbenchOfTheSameSql(StackContext stack)
+      throws Exception {
+    int records = Integer.getInteger("herald.bench.records", 5000);
+    try (TestKit kit = new TestKit(stack, "bench-zero", 8)) {
+      TestKit.Destination destination = kit.destination("bench-zero", Behaviour.cooperative());
+      preload(kit, "bench-zero", records);
+      Map<String, String> properties =
+          tuned(kit.properties(stack.groupId("bench-zero"), destination), "bench-zero", 32);
+
+      long start = System.nanoTime();
+      kit.start(properties);
+      awaitPublished(kit, "bench-zero", records);
+      double seconds = (System.nanoTime() - start) / 1e9;
+      double consumerRate = records / seconds;
+
+      double pgbenchRate = pgbench(stack, POOL, 20);
+      System.out.printf(
+          "%nBENCH consumer: %d deliveries from a pre-loaded topic (8 partitions) to a zero-latency"
+              + " simulator, 1 instance, %d connections: %.1f s, %.0f deliveries/s%n"
+              + "BENCH pgbench: the same intake + claim + completion SQL, %d connections, 20 s:"
+              + " %.0f deliveries/s%nBENCH ratio consumer/pgbench: %.2f%n",
+          records, POOL, seconds, consumerRate, POOL, pgbenchRate, consumerRate / pgbenchRate);
+    }
+  }
+
+  @Test
+  void oneVersusTwoInstancesAtFiftyMillisecondsOfDestinationLatency(StackContext stack) {
+    int records = Integer.getInteger("herald.bench.slow-records", 1500);
+    double[] rates = new double[2];
+    for (int instances = 1; instances <= 2; instances++) {
+      String name = "bench-slow-" + instances;
+      try (TestKit kit = new TestKit(stack, name, 8)) {
+        TestKit.Destination destination =
+            kit.destination(name, Behaviour.cooperative().withLatency(Duration.ofMillis(50)));
+        preload(kit, name, records);
+        Map<String, String> properties =
+            tuned(kit.properties(stack.groupId(name), destination), name, 8);
+        long start = System.nanoTime();
+        List<HeraldConsumer> started = new java.util.ArrayList<>();
+        for (int i = 0; i < instances; i++) {
+          started.add(kit.start(properties));
+        }
+        awaitPublished(kit, name, records);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        for (HeraldConsumer consumer : started) {
+          var timer = consumer.metrics().registry().find("herald.consumer.dispatch").timer();
+          System.out.printf(
+              "BENCH   instance: %d calls, mean call %.1f ms, max %.1f ms%n",
+              timer == null ? 0 : timer.count(),
+              timer == null ? 0 : timer.mean(java.util.concurrent.TimeUnit.MILLISECONDS),
+              timer == null ? 0 : timer.max(java.util.concurrent.TimeUnit.MILLISECONDS));
+        }
+        rates[instances - 1] = records / seconds;
+        System.out.printf(
+            "%nBENCH %d instance(s), 50 ms destination latency, concurrency 8 per instance: %d"
+                + " deliveries in %.1f s = %.0f deliveries/s%n",
+            instances, records, seconds, rates[instances - 1]);
+      }
+    }
+    System.out.printf("BENCH scale-out 2 vs 1 instances: %.2fx%n", rates[1] / rates[0]);
+  }
+
+  private static Map<String, String> tuned(
+      Map<String, String> properties, String destination, int concurrency) {
+    properties.put("consumer.db.pool-size", Integer.toString(POOL));
+    properties.put("consumer.dispatch.pool-size", Integer.toString(concurrency));
+    properties.put(
+        "consumer.destinations." + destination + ".concurrency", Integer.toString(concurrency));
+    properties.put("consumer.destinations." + destination + ".read-timeout", "2s");
+    properties.put("consumer.dispatch.lease", "10s");
+    properties.put("consumer.reconcile.interval", "5s");
+    properties.put("kafka.consumer.max.poll.records", "500");
+    return properties;
+  }
+
+  private static void preload(TestKit kit, String destination, int records) {
+    for (int i = 0; i < records; i++) {
+      kit.sendAsync(
+          TestKit.request(new PublicationKey("t1", "a-" + i, "r-1", destination), "Bench " + i));
+    }
+    kit.flush();
+  }
+
+  private static void awaitPublished(TestKit kit, String destination, int records) {
+    long start = System.nanoTime();
+    await()
+        .atMost(Duration.ofMinutes(10))
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () ->
+                kit.query(
+                        "SELECT count(*) FROM consumer.delivery WHERE destination = ?", destination)
+                    .equals(List.of(Integer.toString(records))));
+    System.out.printf(
+        "BENCH   all %d deliveries taken in from Kafka after %.1f s%n",
+        records, (System.nanoTime() - start) / 1e9);
+    await()
+        .atMost(Duration.ofMinutes(10))
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () ->
+                kit.query(
+                        "SELECT count(*) FROM consumer.delivery WHERE destination = ? AND state = 'PUBLISHED'",
+                        destination)
+                    .equals(List.of(Integer.toString(records))));
+  }
+
+  private static double pgbench(StackContext stack, int clients, int seconds)
+      throws IOException, InterruptedException {
+    Path script = Files.createTempFile("pgbench-delivery", ".sql");
+    try (var in = ConsumerThroughputBenchmark.class.getResourceAsStream("/pgbench-delivery.sql")) {
+      Files.write(script, in.readAllBytes());
+    }
+    URI uri = URI.create(stack.jdbcUrl().substring("jdbc:".length()));
+    ProcessBuilder builder =
+        new ProcessBuilder(
+            "pgbench",
+            "-n",
+            "-c",
+            Integer.toString(clients),
+            "-j",
+            "2",
+            "-T",
+            Integer.toString(seconds),
+            "-f",
+            script.toString(),
+            "-h",
+            uri.getHost(),
+            "-p",
+            Integer.toString(uri.getPort()),
+            "-U",
+            stack.user(),
+            uri.getPath().substring(1));
+    builder.environment().put("PGPASSWORD", stack.password() == null ? "" : stack.password());
+    builder.redirectErrorStream(true);
+    Process process = builder.start();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    process.waitFor();
+    System.out.println(output);
+    Matcher tps = Pattern.compile("tps = ([0-9.]+)").matcher(output);
+    if (!tps.find()) {
+      throw new IllegalStateException("pgbench printed no tps:\n" + output);
+    }
+    return Double.parseDouble(tps.group(1));
+  }
+}
