@@ -143,6 +143,7 @@ public final class HeraldConsumer implements AutoCloseable {
               ids,
               clock,
               metrics,
+              config.destinations().keySet(),
               dispatcher::wake);
 
       OpsServer.Builder opsBuilder =

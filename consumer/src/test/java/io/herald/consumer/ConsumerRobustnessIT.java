@@ -57,6 +57,28 @@ class ConsumerRobustnessIT {
   }
 
   @Test
+  void shouldKeepADeliveryForAnUnconfiguredDestinationPendingAndSayWhy(StackContext stack) {
+    try (TestKit kit = new TestKit(stack, "unknown", 1)) {
+      TestKit.Destination destination = kit.destination("known-dest", Behaviour.bare());
+      PublicationKey key = new PublicationKey("t1", "a-unknown", "r-1", "nowhere");
+      HeraldConsumer consumer = kit.start(kit.properties(stack.groupId("unknown"), destination));
+
+      kit.send(TestKit.request(key, "Nowhere"));
+
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  consumer
+                          .metrics()
+                          .count("herald.consumer.unknown.destination", "destination", "nowhere")
+                      == 1.0);
+      assertEquals(DeliveryState.PENDING, kit.find(key).orElseThrow().state());
+      assertEquals(0, destination.simulator().articles().size());
+    }
+  }
+
+  @Test
   void shouldPublishEveryIntentOnceWhenInstancesRaceThroughRebalancesAndRedeliveries(
       StackContext stack) {
     try (TestKit kit = new TestKit(stack, "rebalance", 4)) {

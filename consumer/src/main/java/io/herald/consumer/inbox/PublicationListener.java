@@ -61,6 +61,7 @@ public final class PublicationListener implements AutoCloseable {
   private final KafkaClientMetrics kafkaMetrics;
   private final ConsumerMetrics metrics;
   private final Runnable onNewDeliveries;
+  private final Set<String> knownDestinations;
   private final AtomicLong lastPollNanos = new AtomicLong(System.nanoTime());
   private volatile boolean running;
   private Thread thread;
@@ -71,8 +72,10 @@ public final class PublicationListener implements AutoCloseable {
       Supplier<UUID> ids,
       Clock clock,
       ConsumerMetrics metrics,
+      Set<String> knownDestinations,
       Runnable onNewDeliveries) {
     this.settings = settings;
+    this.knownDestinations = Set.copyOf(knownDestinations);
     this.intake = new Intake(deliveries, ids);
     this.metrics = metrics;
     this.onNewDeliveries = onNewDeliveries;
@@ -256,6 +259,18 @@ public final class PublicationListener implements AutoCloseable {
             case IntakeResult.Created c -> {
               metrics.received("created");
               created = true;
+              if (!knownDestinations.contains(c.delivery().destination())) {
+                // Kept, not dead-lettered: the request is valid and waits, PENDING, until the
+                // destination is configured. But nobody should have to discover that by chance.
+                metrics.unknownDestination(c.delivery().destination());
+                log.error(
+                    "Delivery {} ({}) is for destination '{}', which this consumer has no"
+                        + " consumer.destinations.{}.* for: it stays PENDING until one is configured",
+                    c.delivery().deliveryId(),
+                    c.delivery().aggregateId(),
+                    c.delivery().destination(),
+                    c.delivery().destination());
+              }
             }
             case IntakeResult.Duplicate d -> metrics.received("duplicate");
             case IntakeResult.Conflict conflict -> {

@@ -74,6 +74,14 @@ public final class ConsumerMetrics {
         .record(latency);
   }
 
+  public void unknownDestination(String destination) {
+    Counter.builder("herald.consumer.unknown.destination")
+        .description("Deliveries created for a destination this consumer has no configuration for")
+        .tag("destination", destination)
+        .register(registry)
+        .increment();
+  }
+
   public void fenced(String destination) {
     Counter.builder("herald.consumer.fenced.results")
         .description("Results discarded because the claim had been taken over (fencing)")
