@@ -16,7 +16,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Throughput figures (printed, never asserted). Run on demand: {@code ./mvnw -B -pl consumer -am
@@ -24,14 +27,24 @@ import org.junit.jupiter.api.Test;
  * -Dit.test=ConsumerThroughputBenchmark}.
  */
 @HeraldIntegrationTest
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ConsumerThroughputBenchmark {
 
   private static final int POOL = 10;
 
   @Test
+  @Order(1) // also warms the JIT up for the next one
   void deliveriesPerSecondFromAPreloadedTopicAgainstPgbenchOfTheSameSql(StackContext stack)
       throws Exception {
     int records = Integer.getInteger("herald.bench.records", 5000);
+    try (TestKit warmUp = new TestKit(stack, "bench-warm", 8)) {
+      // An unreported first pass, so the JIT has compiled the hot paths before we measure.
+      TestKit.Destination destination = warmUp.destination("bench-warm", Behaviour.cooperative());
+      preload(warmUp, "bench-warm", 2000);
+      warmUp.start(
+          tuned(warmUp.properties(stack.groupId("bench-warm"), destination), "bench-warm", 32));
+      awaitPublished(warmUp, "bench-warm", 2000);
+    }
     try (TestKit kit = new TestKit(stack, "bench-zero", 8)) {
       TestKit.Destination destination = kit.destination("bench-zero", Behaviour.cooperative());
       preload(kit, "bench-zero", records);
@@ -42,24 +55,39 @@ class ConsumerThroughputBenchmark {
       kit.start(properties);
       awaitPublished(kit, "bench-zero", records);
       double seconds = (System.nanoTime() - start) / 1e9;
-      double consumerRate = records / seconds;
+      double busy = busySeconds(kit, "bench-zero");
+      double consumerRate = records / busy;
+      System.out.printf(
+          "BENCH   from consumer start (incl. group join): %.1f s = %.0f deliveries/s%n",
+          seconds, records / seconds);
 
       double pgbenchRate = pgbench(stack, POOL, 20);
       System.out.printf(
           "%nBENCH consumer: %d deliveries from a pre-loaded topic (8 partitions) to a zero-latency"
-              + " simulator, 1 instance, %d connections: %.1f s, %.0f deliveries/s%n"
+              + " simulator, 1 instance, %d connections: first intake to last PUBLISHED %.1f s ="
+              + " %.0f deliveries/s%n"
               + "BENCH pgbench: the same intake + claim + completion SQL, %d connections, 20 s:"
-              + " %.0f deliveries/s%nBENCH ratio consumer/pgbench: %.2f%n",
-          records, POOL, seconds, consumerRate, POOL, pgbenchRate, consumerRate / pgbenchRate);
+              + " %.0f deliveries/s%nBENCH ratio consumer/pgbench: %.2f (load average %s)%n",
+          records,
+          POOL,
+          busy,
+          consumerRate,
+          POOL,
+          pgbenchRate,
+          consumerRate / pgbenchRate,
+          loadAverage());
     }
   }
 
   @Test
+  @Order(2)
   void oneVersusTwoInstancesAtFiftyMillisecondsOfDestinationLatency(StackContext stack) {
-    int records = Integer.getInteger("herald.bench.slow-records", 1500);
+    int records = Integer.getInteger("herald.bench.slow-records", 1000);
     double[] rates = new double[2];
-    for (int instances = 1; instances <= 2; instances++) {
-      String name = "bench-slow-" + instances;
+    // 1, 2, 1, 2: the machine is shared, so each figure is the better of two runs.
+    for (int run = 0; run < 4; run++) {
+      int instances = run % 2 + 1;
+      String name = "bench-slow-" + run;
       try (TestKit kit = new TestKit(stack, name, 8)) {
         TestKit.Destination destination =
             kit.destination(name, Behaviour.cooperative().withLatency(Duration.ofMillis(50)));
@@ -81,14 +109,35 @@ class ConsumerThroughputBenchmark {
               timer == null ? 0 : timer.mean(java.util.concurrent.TimeUnit.MILLISECONDS),
               timer == null ? 0 : timer.max(java.util.concurrent.TimeUnit.MILLISECONDS));
         }
-        rates[instances - 1] = records / seconds;
+        rates[instances - 1] = Math.max(rates[instances - 1], records / seconds);
         System.out.printf(
             "%nBENCH %d instance(s), 50 ms destination latency, concurrency 8 per instance: %d"
-                + " deliveries in %.1f s = %.0f deliveries/s%n",
-            instances, records, seconds, rates[instances - 1]);
+                + " deliveries in %.1f s = %.0f deliveries/s (load average %s)%n",
+            instances, records, seconds, records / seconds, loadAverage());
       }
     }
-    System.out.printf("BENCH scale-out 2 vs 1 instances: %.2fx%n", rates[1] / rates[0]);
+    System.out.printf(
+        "BENCH scale-out 2 vs 1 instances (best of two runs each): %.0f vs %.0f deliveries/s ="
+            + " %.2fx%n",
+        rates[1], rates[0], rates[1] / rates[0]);
+  }
+
+  /** From the first delivery row created to the last one published, by the database's clock. */
+  private static double busySeconds(TestKit kit, String destination) {
+    return Double.parseDouble(
+        kit.query(
+                "SELECT extract(epoch FROM max(updated_at) - min(created_at))"
+                    + " FROM consumer.delivery WHERE destination = ?",
+                destination)
+            .getFirst());
+  }
+
+  private static String loadAverage() {
+    try {
+      return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+    } catch (IOException e) {
+      return "unknown";
+    }
   }
 
   private static Map<String, String> tuned(
