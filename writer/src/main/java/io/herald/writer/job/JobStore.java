@@ -44,7 +44,8 @@ public final class JobStore {
 
   static final String INITIAL_STATUS = "REQUESTED";
 
-  static final String INSERT_JOB =
+  /** Public so the benchmark's raw-JDBC baseline runs exactly this statement. */
+  public static final String INSERT_JOB =
       """
       INSERT INTO writer.publication_job
         (id, tenant_id, article_id, revision_id, destination, idempotency_key, payload_hash, content,

@@ -30,14 +30,15 @@ public final class OutboxWriter {
    * written by one COPY can share a WAL position, and Debezium 3.6.1 skips the rest of such a group
    * when it restarts inside it.
    */
-  static final String INSERT =
+  public static final String INSERT =
       """
       INSERT INTO writer.outbox
         (id, aggregate_type, aggregate_id, event_type, tenant_id, payload, trace_parent, trace_state, occurred_at)
       VALUES (?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?)
       """;
 
-  static final String DELETE = "DELETE FROM writer.outbox WHERE id = ?";
+  /** Public, like {@link #INSERT}, for the benchmark's raw-JDBC baseline. */
+  public static final String DELETE = "DELETE FROM writer.outbox WHERE id = ?";
 
   private final OutboxRetention retention;
 
