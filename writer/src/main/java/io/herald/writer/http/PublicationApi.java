@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.random.RandomGenerator;
 import java.util.regex.Pattern;
 import org.eclipse.jetty.http.HttpHeader;
@@ -62,6 +63,7 @@ public final class PublicationApi extends Handler.Abstract {
   static final String BATCH = "/v1/publications:batch";
   private static final String JOB_PREFIX = PUBLICATIONS + "/";
   private static final String JSON = "application/json";
+  private static final Duration STACK_TRACE_INTERVAL = Duration.ofSeconds(10);
   private static final Pattern UUID_TEXT =
       Pattern.compile("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
 
@@ -127,6 +129,8 @@ public final class PublicationApi extends Handler.Abstract {
   private final RequestMetrics metrics;
   private final ObjectMapper mapper;
   private final Limits limits;
+  private final AtomicLong lastUnavailableStackTrace =
+      new AtomicLong(System.nanoTime() - STACK_TRACE_INTERVAL.toNanos());
 
   public PublicationApi(
       JobStore jobs,
@@ -164,7 +168,7 @@ public final class PublicationApi extends Handler.Abstract {
     } catch (ApiException e) {
       answer = error(e.error(), e.getMessage(), route);
     } catch (StoreUnavailableException e) {
-      log.warn("Database unavailable, answering 503: {}", e.getMessage(), e);
+      logUnavailable(e);
       answer =
           error(
               ApiError.DATABASE_UNAVAILABLE,
@@ -189,6 +193,24 @@ public final class PublicationApi extends Handler.Abstract {
       MDC.remove("jobId");
     }
     return true;
+  }
+
+  /**
+   * During an outage every request fails the same way: each is logged, but the stack trace only
+   * once per {@link #STACK_TRACE_INTERVAL}, so the log stays readable and the disk does not fill.
+   */
+  private void logUnavailable(StoreUnavailableException e) {
+    long now = System.nanoTime();
+    long last = lastUnavailableStackTrace.get();
+    if (now - last >= STACK_TRACE_INTERVAL.toNanos()
+        && lastUnavailableStackTrace.compareAndSet(last, now)) {
+      log.warn("Database unavailable, answering 503: {}", e.getMessage(), e);
+    } else {
+      log.warn(
+          "Database unavailable, answering 503 (stack trace logged at most every {}): {}",
+          STACK_TRACE_INTERVAL,
+          e.getMessage());
+    }
   }
 
   private Answer answer(Request request, Route route, String path, TraceContext trace)
