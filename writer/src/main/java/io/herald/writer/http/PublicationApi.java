@@ -64,6 +64,7 @@ public final class PublicationApi extends Handler.Abstract {
   private static final String JOB_PREFIX = PUBLICATIONS + "/";
   private static final String JSON = "application/json";
   private static final Duration STACK_TRACE_INTERVAL = Duration.ofSeconds(10);
+  private static final String BODY_READ = PublicationApi.class.getName() + ".bodyRead";
   private static final Pattern UUID_TEXT =
       Pattern.compile("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
 
@@ -183,7 +184,7 @@ public final class PublicationApi extends Handler.Abstract {
       scope.close();
     }
     try {
-      write(response, callback, answer);
+      write(request, response, callback, answer);
     } finally {
       traced.span().setAttribute("http.response.status_code", answer.status());
       traced.span().end();
@@ -371,6 +372,7 @@ public final class PublicationApi extends Handler.Abstract {
       if (body.length > limits.maxBodyBytes()) {
         throw tooLarge();
       }
+      request.setAttribute(BODY_READ, Boolean.TRUE);
       return body;
     } catch (IOException e) {
       for (Throwable t = e; t != null; t = t.getCause()) {
@@ -424,7 +426,13 @@ public final class PublicationApi extends Handler.Abstract {
         error.status(), error.outcome(), JobJson.error(mapper, error.code(), message), headers);
   }
 
-  private void write(Response response, Callback callback, Answer answer) {
+  /**
+   * Writes the answer. When the request's body was left unread (refused before reading: 401, 413,
+   * 415, 404, 405), the connection is closed after the response: Jetty would otherwise have to
+   * discard an unknown amount of input, and may close the connection anyway after the client has
+   * already reused it for its next request.
+   */
+  private void write(Request request, Response response, Callback callback, Answer answer) {
     byte[] bytes;
     try {
       bytes = mapper.writeValueAsBytes(answer.body());
@@ -438,6 +446,9 @@ public final class PublicationApi extends Handler.Abstract {
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, JSON);
     response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
     answer.headers().forEach((name, value) -> response.getHeaders().put(name, value));
+    if (request.getLength() != 0 && request.getAttribute(BODY_READ) == null) {
+      response.getHeaders().put(HttpHeader.CONNECTION, "close");
+    }
     response.write(true, ByteBuffer.wrap(bytes), callback);
   }
 }

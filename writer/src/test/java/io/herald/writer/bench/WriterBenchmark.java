@@ -61,7 +61,7 @@ public final class WriterBenchmark {
     void run(long sequence) throws Exception;
   }
 
-  private record Result(String name, int clients, long ops, double seconds, long p50, long p99) {
+  record Result(String name, int clients, long ops, double seconds, long p50, long p99) {
     double rate() {
       return ops / seconds;
     }
@@ -92,6 +92,16 @@ public final class WriterBenchmark {
     properties.put("writer.tenants.bench.token-sha256", TenantTokens.sha256Hex(TOKEN));
     WriterConfig config = WriterConfig.from(ConfigSource.of(properties, Map.of()));
 
+    try {
+      report(compare(config, clientCounts, warmup, seconds), seconds, postgres.version());
+    } finally {
+      dropSlot(postgres, database, slot);
+    }
+  }
+
+  /** Runs writer and baseline at each client count, alternating, and returns the results in pairs. */
+  static List<Result> compare(WriterConfig config, int[] clientCounts, int warmup, int seconds)
+      throws Exception {
     List<Result> results = new ArrayList<>();
     try (WriterProcess writer = WriterProcess.start(config);
         HikariDataSource raw =
@@ -106,10 +116,8 @@ public final class WriterBenchmark {
         results.add(
             measure("raw JDBC", clients, warmup, seconds, seq -> rawInsert(raw, prefix, seq)));
       }
-    } finally {
-      dropSlot(postgres, database, slot);
     }
-    report(results, seconds);
+    return results;
   }
 
   private static void post(HttpClient http, URI uri, String prefix, long seq) throws Exception {
@@ -243,7 +251,7 @@ public final class WriterBenchmark {
     return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p * sorted.length) - 1)];
   }
 
-  private static void report(List<Result> results, int seconds) throws Exception {
+  static void report(List<Result> results, int seconds, String postgresVersion) throws Exception {
     StringBuilder table = new StringBuilder();
     table.append(
         "| clients | writer ops/s | writer p50 ms | writer p99 ms | raw JDBC ops/s | raw p50 ms | raw p99 ms | ratio |\n");
@@ -270,7 +278,7 @@ public final class WriterBenchmark {
             + " s per point, "
             + Runtime.getRuntime().availableProcessors()
             + " CPUs, PostgreSQL "
-            + HeraldStack.shared().postgres().version()
+            + postgresVersion
             + " on the same machine\n\n"
             + table;
     System.out.println();

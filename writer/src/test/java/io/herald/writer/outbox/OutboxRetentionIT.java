@@ -2,6 +2,7 @@ package io.herald.writer.outbox;
 
 import static io.herald.writer.RunningWriter.TOKEN_A;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.herald.common.json.Json;
@@ -47,8 +48,12 @@ class OutboxRetentionIT {
       assertThat(writer.count("SELECT count(*) FROM writer.publication_job WHERE id = ?::uuid", jobId))
           .isEqualTo(1);
       assertThat(writer.count("SELECT count(*) FROM writer.outbox")).isZero();
-      // The slot created with the schema retained the insert: the relay will stream it.
-      assertThat(walSinceSlotCreation()).contains(jobId).contains("PublicationRequested");
+      // The slot created with the schema retained the insert: the relay will stream it. (Waits:
+      // the dev stack runs with synchronous_commit=off, and peeking reads flushed WAL only.)
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(
+              () -> assertThat(walSinceSlotCreation()).contains(jobId).contains("PublicationRequested"));
     }
   }
 
