@@ -147,7 +147,8 @@ public final class WriterProcess implements AutoCloseable {
                       config.httpRetryAfter(),
                       STOP_TIMEOUT),
                   registry));
-      log.info("Writer ready: API on port {}, /health and /metrics on port {}", api.port(), ops.port());
+      log.info(
+          "Writer ready: API on port {}, /health and /metrics on port {}", api.port(), ops.port());
       return new WriterProcess(components, api, ops, registry);
     } catch (Exception e) {
       components.close();
@@ -159,8 +160,8 @@ public final class WriterProcess implements AutoCloseable {
   }
 
   /**
-   * Waits until a connection validates, for at most {@code writer.db.startup-timeout}. Each
-   * attempt is itself bounded by the pool's connect timeout.
+   * Waits until a connection validates, for at most {@code writer.db.startup-timeout}. Each attempt
+   * is itself bounded by the pool's connect timeout.
    */
   private static void awaitDatabase(HikariDataSource pool, WriterConfig config)
       throws InterruptedException {

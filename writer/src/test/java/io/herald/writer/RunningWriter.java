@@ -59,10 +59,8 @@ public final class RunningWriter implements AutoCloseable {
     properties.put("writer.capture.publication", stack.publication());
     properties.put("writer.capture.slot", stack.slot());
     properties.put("writer.outbox.retention", "keep");
-    properties.put(
-        "writer.tenants." + TENANT_A + ".token-sha256", TenantTokens.sha256Hex(TOKEN_A));
-    properties.put(
-        "writer.tenants." + TENANT_B + ".token-sha256", TenantTokens.sha256Hex(TOKEN_B));
+    properties.put("writer.tenants." + TENANT_A + ".token-sha256", TenantTokens.sha256Hex(TOKEN_A));
+    properties.put("writer.tenants." + TENANT_B + ".token-sha256", TenantTokens.sha256Hex(TOKEN_B));
     properties.putAll(overrides);
     return properties;
   }

@@ -15,8 +15,7 @@ public final class BearerAuthenticator {
   private static final String SCHEME = "Bearer";
 
   /** A bearer token is a token68 (RFC 7235): nothing else is even hashed. */
-  private static final Pattern TOKEN68 =
-      Pattern.compile("[A-Za-z0-9\\-._~+/]+=*");
+  private static final Pattern TOKEN68 = Pattern.compile("[A-Za-z0-9\\-._~+/]+=*");
 
   private static final int MAX_TOKEN_LENGTH = 4096;
 

@@ -58,7 +58,7 @@ public final class WriterConfig {
                   "writer.http.port",
                   ConfigType.INT,
                   8080,
-                  "Port of the HTTP API, /health and /metrics (0 = any free port).")
+                  "Port of the HTTP API (0 = any free port); /health and /metrics are on writer.ops.port.")
               .validatedBy(Validator.port()));
   public static final ConfigKey<Long> HTTP_REQUEST_MAX_BYTES =
       KEYS.define(
@@ -84,6 +84,38 @@ public final class WriterConfig {
                   64,
                   "Requests served at once; more wait in a bounded queue, then get 503.")
               .validatedBy(Validator.between(1, 10_000)));
+  public static final ConfigKey<Integer> HTTP_MAX_QUEUED_REQUESTS =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.http.max-queued-requests",
+                  ConfigType.INT,
+                  256,
+                  "Requests that may wait (without a thread) for one of the concurrent slots; beyond that 503.")
+              .validatedBy(Validator.between(0, 100_000)));
+  public static final ConfigKey<Duration> HTTP_QUEUE_TIMEOUT =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.http.queue-timeout",
+                  ConfigType.DURATION,
+                  Duration.ofSeconds(2),
+                  "Longest a request waits for a concurrent slot before it gets 503.")
+              .validatedBy(Validator.positive()));
+  public static final ConfigKey<Duration> HTTP_RETRY_AFTER =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.http.retry-after",
+                  ConfigType.DURATION,
+                  Duration.ofSeconds(2),
+                  "Retry-After sent with every 503 (database unavailable, overloaded); whole seconds.")
+              .validatedBy(Validator.positive()));
+  public static final ConfigKey<Integer> OPS_PORT =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.ops.port",
+                  ConfigType.INT,
+                  8081,
+                  "Port of /health and /metrics, apart from the API so they can stay internal (0 = any free port).")
+              .validatedBy(Validator.port()));
   public static final ConfigKey<Integer> BATCH_MAX_ITEMS =
       KEYS.define(
           ConfigKey.optional(
@@ -95,6 +127,14 @@ public final class WriterConfig {
 
   private static final DatabaseKeys DB = DatabaseKeys.define(KEYS, "writer.db");
 
+  public static final ConfigKey<Duration> DB_STARTUP_TIMEOUT =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.db.startup-timeout",
+                  ConfigType.DURATION,
+                  Duration.ofSeconds(60),
+                  "How long start-up waits for PostgreSQL before giving up (each attempt logged).")
+              .validatedBy(Validator.positive()));
   public static final ConfigKey<Boolean> DB_MIGRATE_ON_START =
       KEYS.define(
           ConfigKey.optional(
@@ -128,8 +168,9 @@ public final class WriterConfig {
           ConfigKey.optional(
               "writer.outbox.retention",
               ConfigType.enumType(OutboxRetention.class),
-              OutboxRetention.KEEP,
-              "delete-immediately: delete the outbox row in the inserting transaction; keep: keep it keep-days, then purge."));
+              OutboxRetention.DELETE_IMMEDIATELY,
+              "delete-immediately (default): delete the outbox row in the inserting transaction, the"
+                  + " WAL retained by the slot carries the event; keep: keep it keep-days, then purge."));
   public static final ConfigKey<Integer> OUTBOX_KEEP_DAYS =
       KEYS.define(
           ConfigKey.optional(
@@ -144,6 +185,14 @@ public final class WriterConfig {
                   ConfigType.INT,
                   1000,
                   "Rows deleted per purge statement (bounds lock time and WAL burst).")
+              .validatedBy(Validator.between(1, 100_000)));
+  public static final ConfigKey<Integer> OUTBOX_PURGE_MAX_BATCHES =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.outbox.purge-max-batches",
+                  ConfigType.INT,
+                  100,
+                  "Most purge statements per run, so one run stays bounded.")
               .validatedBy(Validator.between(1, 100_000)));
   public static final ConfigKey<Duration> OUTBOX_PURGE_INTERVAL =
       KEYS.define(
@@ -279,6 +328,30 @@ public final class WriterConfig {
 
   public int httpMaxConcurrentRequests() {
     return values.get(HTTP_MAX_CONCURRENT_REQUESTS);
+  }
+
+  public int httpMaxQueuedRequests() {
+    return values.get(HTTP_MAX_QUEUED_REQUESTS);
+  }
+
+  public Duration httpQueueTimeout() {
+    return values.get(HTTP_QUEUE_TIMEOUT);
+  }
+
+  public Duration httpRetryAfter() {
+    return values.get(HTTP_RETRY_AFTER);
+  }
+
+  public int opsPort() {
+    return values.get(OPS_PORT);
+  }
+
+  public Duration databaseStartupTimeout() {
+    return values.get(DB_STARTUP_TIMEOUT);
+  }
+
+  public int outboxPurgeMaxBatches() {
+    return values.get(OUTBOX_PURGE_MAX_BATCHES);
   }
 
   public int batchMaxItems() {

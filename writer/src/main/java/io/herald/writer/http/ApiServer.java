@@ -22,8 +22,8 @@ import org.slf4j.LoggerFactory;
  * an internal port, and a flood of API requests cannot starve the health check.
  *
  * <p>Protections, in request order: the connector's idle timeout ends a connection that sends
- * nothing (a stalled header or body read) for {@code idleTimeout}; request headers are limited to
- * 8 KiB; a {@link QoSHandler} lets at most {@code maxConcurrentRequests} requests run (each may hold
+ * nothing (a stalled header or body read) for {@code idleTimeout}; request headers are limited to 8
+ * KiB; a {@link QoSHandler} lets at most {@code maxConcurrentRequests} requests run (each may hold
  * a database connection), parks up to {@code maxQueuedRequests} more without holding a thread for
  * at most {@code maxQueueWait}, and answers the rest 503 with {@code Retry-After}; the API handler
  * bounds the body size. On close, requests in flight get {@code stopTimeout} to finish.

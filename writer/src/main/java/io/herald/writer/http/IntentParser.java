@@ -26,9 +26,10 @@ import java.util.Set;
  * is rejected here) and always from bytes, so invalid UTF-8 is an error instead of being replaced.
  * Ids are stored verbatim: any printable text up to 200 characters, SQL metacharacters included
  * (every statement binds them as parameters); {@code /} is refused in articleId and destination,
- * which form the Kafka key {@code tenant/articleId/destination}. Control characters are refused in ids, and content
- * that PostgreSQL's {@code jsonb} cannot store ({@code \u0000}, unpaired surrogates, numbers that
- * overflow to infinity) is refused with a 400 instead of failing at insert.
+ * which form the Kafka key {@code tenant/articleId/destination}. Control characters are refused in
+ * ids, and content that PostgreSQL's {@code jsonb} cannot store ({@code \u0000}, unpaired
+ * surrogates, numbers that overflow to infinity) is refused with a 400 instead of failing at
+ * insert.
  *
  * <p>Immutable and thread-safe.
  */
@@ -67,7 +68,8 @@ final class IntentParser {
       return root;
     } catch (StreamConstraintsException e) {
       throw new ApiException(
-          ApiError.MALFORMED_JSON, "the request body exceeds a JSON limit: " + e.getOriginalMessage());
+          ApiError.MALFORMED_JSON,
+          "the request body exceeds a JSON limit: " + e.getOriginalMessage());
     } catch (JsonProcessingException e) {
       throw new ApiException(
           ApiError.MALFORMED_JSON,
@@ -91,7 +93,9 @@ final class IntentParser {
             "unknown field '"
                 + echo(name)
                 + "'; allowed are articleId, revisionId, destination, content"
-                + (name.equalsIgnoreCase("tenant") ? " (the tenant comes from the bearer token)" : ""));
+                + (name.equalsIgnoreCase("tenant")
+                    ? " (the tenant comes from the bearer token)"
+                    : ""));
       }
     }
     // articleId and destination form the Kafka key tenant/articleId/destination: no '/' in them.
@@ -134,8 +138,7 @@ final class IntentParser {
     return items;
   }
 
-  private static String id(JsonNode item, String field, boolean slashAllowed)
-      throws ApiException {
+  private static String id(JsonNode item, String field, boolean slashAllowed) throws ApiException {
     JsonNode value = item.get(field);
     if (value == null || value.isNull()) {
       throw invalid(field + " is required");
@@ -148,15 +151,19 @@ final class IntentParser {
       throw invalid(field + " must not be empty");
     }
     if (text.length() > MAX_ID_LENGTH) {
-      throw invalid(field + " is " + text.length() + " characters long; the limit is " + MAX_ID_LENGTH);
+      throw invalid(
+          field + " is " + text.length() + " characters long; the limit is " + MAX_ID_LENGTH);
     }
     if (!slashAllowed && text.indexOf('/') >= 0) {
-      throw invalid(field + " must not contain '/' (it is part of the Kafka key tenant/articleId/destination)");
+      throw invalid(
+          field
+              + " must not contain '/' (it is part of the Kafka key tenant/articleId/destination)");
     }
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);
       if (Character.isISOControl(c)) {
-        throw invalid(field + " must not contain control characters (found U+%04X)".formatted((int) c));
+        throw invalid(
+            field + " must not contain control characters (found U+%04X)".formatted((int) c));
       }
     }
     if (!isWellFormed(text)) {

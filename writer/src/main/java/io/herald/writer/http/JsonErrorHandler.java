@@ -42,7 +42,11 @@ final class JsonErrorHandler extends ErrorHandler {
 
   static byte[] body(int status) {
     String json =
-        "{\"error\":\"" + code(status) + "\",\"message\":\"" + HttpStatus.getMessage(status) + "\"}";
+        "{\"error\":\""
+            + code(status)
+            + "\",\"message\":\""
+            + HttpStatus.getMessage(status)
+            + "\"}";
     return json.getBytes(StandardCharsets.UTF_8);
   }
 

@@ -66,7 +66,8 @@ public final class PublicationApi extends Handler.Abstract {
   private static final Duration STACK_TRACE_INTERVAL = Duration.ofSeconds(10);
   private static final String BODY_READ = PublicationApi.class.getName() + ".bodyRead";
   private static final Pattern UUID_TEXT =
-      Pattern.compile("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
+      Pattern.compile(
+          "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
 
   /**
    * The handler's limits.
@@ -178,8 +179,7 @@ public final class PublicationApi extends Handler.Abstract {
     } catch (RuntimeException e) {
       log.error("{} {} failed unexpectedly", request.getMethod(), path, e);
       traced.span().setStatus(StatusCode.ERROR);
-      answer =
-          error(ApiError.INTERNAL_ERROR, "internal error; trace id " + trace.traceId(), route);
+      answer = error(ApiError.INTERNAL_ERROR, "internal error; trace id " + trace.traceId(), route);
     } finally {
       scope.close();
     }
@@ -237,9 +237,7 @@ public final class PublicationApi extends Handler.Abstract {
         authenticator
             .tenantOf(request.getHeaders().get(HttpHeader.AUTHORIZATION))
             .orElseThrow(
-                () ->
-                    new ApiException(
-                        ApiError.UNAUTHORIZED, "a valid bearer token is required"));
+                () -> new ApiException(ApiError.UNAUTHORIZED, "a valid bearer token is required"));
     MDC.put("tenant", tenant);
     return tenant;
   }
@@ -251,7 +249,8 @@ public final class PublicationApi extends Handler.Abstract {
     MDC.put("jobId", reservation.job().id().toString());
     return switch (reservation) {
       case Reservation.Created created -> {
-        // DEBUG: at full rate an INFO line per job would cost more than the insert; metrics count them.
+        // DEBUG: at full rate an INFO line per job would cost more than the insert; metrics count
+        // them.
         log.debug("Reserved publication job for {}", intent.key());
         yield new Answer(
             201,
@@ -275,7 +274,8 @@ public final class PublicationApi extends Handler.Abstract {
   }
 
   private Answer batch(Request request, String tenant, TraceContext trace) throws ApiException {
-    List<JsonNode> items = parser.batchItems(parser.parseBody(readJsonBody(request)), limits.maxBatchItems());
+    List<JsonNode> items =
+        parser.batchItems(parser.parseBody(readJsonBody(request)), limits.maxBatchItems());
     ObjectNode[] results = new ObjectNode[items.size()];
     List<PublicationIntent> intents = new ArrayList<>(items.size());
     List<Integer> positions = new ArrayList<>(items.size());
@@ -328,8 +328,7 @@ public final class PublicationApi extends Handler.Abstract {
     MDC.put("jobId", jobId.toString());
     return jobs.find(tenant, jobId)
         .map(job -> new Answer(200, "ok", JobJson.full(mapper, job), Map.<String, String>of()))
-        .orElseThrow(
-            () -> new ApiException(ApiError.NOT_FOUND, "no publication job " + jobId));
+        .orElseThrow(() -> new ApiException(ApiError.NOT_FOUND, "no publication job " + jobId));
   }
 
   private ObjectNode itemResult(int index, int status) {
@@ -417,9 +416,11 @@ public final class PublicationApi extends Handler.Abstract {
   private Answer error(ApiError error, String message, Route route) {
     Map<String, String> headers = new LinkedHashMap<>();
     switch (error) {
-      case UNAUTHORIZED -> headers.put(HttpHeader.WWW_AUTHENTICATE.asString(), "Bearer realm=\"herald\"");
+      case UNAUTHORIZED ->
+          headers.put(HttpHeader.WWW_AUTHENTICATE.asString(), "Bearer realm=\"herald\"");
       case METHOD_NOT_ALLOWED -> headers.put(HttpHeader.ALLOW.asString(), route.method);
-      case DATABASE_UNAVAILABLE -> headers.put(HttpHeader.RETRY_AFTER.asString(), limits.retryAfterSeconds());
+      case DATABASE_UNAVAILABLE ->
+          headers.put(HttpHeader.RETRY_AFTER.asString(), limits.retryAfterSeconds());
       default -> {}
     }
     return new Answer(

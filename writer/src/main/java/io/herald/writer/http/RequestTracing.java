@@ -24,8 +24,8 @@ import java.util.random.RandomGenerator;
  *       {@code tracestate}: stored unchanged when no OpenTelemetry SDK records spans (the API alone
  *       is a no-op), or replaced by the writer's own recorded span, a child in the same trace, when
  *       an SDK is installed (for example by the OpenTelemetry Java agent).
- *   <li>An invalid {@code traceparent} is ignored, as the W3C spec requires: the request proceeds as
- *       if it had none.
+ *   <li>An invalid {@code traceparent} is ignored, as the W3C spec requires: the request proceeds
+ *       as if it had none.
  *   <li>Without one, a new root: the recorded span's context when an SDK is installed, otherwise a
  *       fresh random trace id and span id.
  * </ul>

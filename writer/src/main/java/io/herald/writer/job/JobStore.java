@@ -64,7 +64,9 @@ public final class JobStore {
           + " FROM writer.publication_job"
           + " WHERE tenant_id = ? AND article_id = ? AND revision_id = ? AND destination = ?";
 
-  /** The tenant is part of the lookup so that another tenant's job is indistinguishable from none. */
+  /**
+   * The tenant is part of the lookup so that another tenant's job is indistinguishable from none.
+   */
   static final String SELECT_BY_ID =
       "SELECT " + COLUMNS + " FROM writer.publication_job WHERE id = ? AND tenant_id = ?";
 
@@ -151,7 +153,12 @@ public final class JobStore {
       }
     } catch (SQLException e) {
       String message =
-          "loading publication job " + jobId + " of tenant " + tenant + " failed: " + e.getMessage();
+          "loading publication job "
+              + jobId
+              + " of tenant "
+              + tenant
+              + " failed: "
+              + e.getMessage();
       if (SqlFailure.classify(e) == SqlFailure.PERMANENT) {
         throw new IllegalStateException(message, e);
       }
@@ -284,7 +291,8 @@ public final class JobStore {
   private PublicationJob readJob(ResultSet rows) throws SQLException {
     return new PublicationJob(
         rows.getObject(1, UUID.class),
-        new PublicationKey(rows.getString(2), rows.getString(3), rows.getString(4), rows.getString(5)),
+        new PublicationKey(
+            rows.getString(2), rows.getString(3), rows.getString(4), rows.getString(5)),
         rows.getString(6),
         rows.getString(7),
         parseContent(rows.getString(8)),

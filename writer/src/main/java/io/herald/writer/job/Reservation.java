@@ -14,6 +14,8 @@ public sealed interface Reservation {
   /** The key existed with the same payload hash: nothing was written. */
   record Replayed(PublicationJob job) implements Reservation {}
 
-  /** The key existed with another payload hash: nothing was written; {@code job} is the stored one. */
+  /**
+   * The key existed with another payload hash: nothing was written; {@code job} is the stored one.
+   */
   record Conflict(PublicationJob job) implements Reservation {}
 }

@@ -37,7 +37,8 @@ enum SqlFailure {
         || state.equals("57P01") // admin_shutdown
         || state.equals("57P02") // crash_shutdown
         || state.equals("57P03") // cannot_connect_now: starting up or in recovery
-        || state.equals("25006")) { // read_only_sql_transaction: we reached a standby after failover
+        || state.equals(
+            "25006")) { // read_only_sql_transaction: we reached a standby after failover
       return UNAVAILABLE;
     }
     if (state.equals("40001") || state.equals("40P01")) {

@@ -8,10 +8,10 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Objects;
-import java.util.Optional;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -21,8 +21,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Deletes outbox rows older than the retention window ({@code writer.outbox.retention=keep}) in bounded
- * batches, on one background thread, every {@code interval}.
+ * Deletes outbox rows older than the retention window ({@code writer.outbox.retention=keep}) in
+ * bounded batches, on one background thread, every {@code interval}.
  *
  * <p>Deleting a row the relay has not streamed yet loses nothing: the relay reads the WAL through a
  * slot that retains it. So the purge needs no coordination with the relay, and several writer
@@ -125,7 +125,8 @@ public final class OutboxPurger implements AutoCloseable {
    * @return the number of rows deleted
    */
   public long purgeOnce() throws SQLException {
-    OffsetDateTime cutoff = OffsetDateTime.ofInstant(clock.instant().minus(keepFor), ZoneOffset.UTC);
+    OffsetDateTime cutoff =
+        OffsetDateTime.ofInstant(clock.instant().minus(keepFor), ZoneOffset.UTC);
     long total = 0;
     for (int batch = 0; batch < maxBatchesPerRun && !closing; batch++) {
       int deleted;

@@ -8,7 +8,8 @@ import org.junit.jupiter.api.Test;
 class BearerAuthenticatorTest {
 
   private final BearerAuthenticator authenticator =
-      new BearerAuthenticator(TenantTokens.of(Map.of("t1", TenantTokens.sha256Hex("abc.DEF-123_~+/="))));
+      new BearerAuthenticator(
+          TenantTokens.of(Map.of("t1", TenantTokens.sha256Hex("abc.DEF-123_~+/="))));
 
   @Test
   void shouldReadTheTenantFromABearerHeader() {

@@ -11,7 +11,8 @@ class TenantTokensTest {
 
   private final TenantTokens tokens =
       TenantTokens.of(
-          Map.of("t1", TenantTokens.sha256Hex("secret-1"), "t2", TenantTokens.sha256Hex("secret-2")));
+          Map.of(
+              "t1", TenantTokens.sha256Hex("secret-1"), "t2", TenantTokens.sha256Hex("secret-2")));
 
   @Test
   void shouldFindTheTenantOfAKnownToken() {
@@ -23,7 +24,8 @@ class TenantTokensTest {
   void shouldFindNoTenantForAnUnknownToken() {
     assertThat(tokens.tenantOf("secret-3")).isEmpty();
     assertThat(tokens.tenantOf("")).isEmpty();
-    assertThat(tokens.tenantOf(TenantTokens.sha256Hex("secret-1"))).isEmpty(); // the hash is no token
+    assertThat(tokens.tenantOf(TenantTokens.sha256Hex("secret-1")))
+        .isEmpty(); // the hash is no token
   }
 
   @Test
@@ -61,6 +63,7 @@ class TenantTokensTest {
 
   @Test
   void shouldRejectAnEmptyConfiguration() {
-    assertThatThrownBy(() -> TenantTokens.of(Map.of())).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> TenantTokens.of(Map.of()))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -54,7 +54,8 @@ public final class WriterBenchmark {
 
   private static final String TOKEN = "bench-token";
   private static final String CONTENT =
-      "{\"title\":\"Benchmark article\",\"body\":\"" + "Lorem ipsum dolor sit amet. ".repeat(20)
+      "{\"title\":\"Benchmark article\",\"body\":\""
+          + "Lorem ipsum dolor sit amet. ".repeat(20)
           + "\",\"tags\":[\"a\",\"b\",\"c\"],\"author\":{\"id\":42,\"name\":\"Ada\"}}";
 
   private interface Operation {
@@ -99,7 +100,9 @@ public final class WriterBenchmark {
     }
   }
 
-  /** Runs writer and baseline at each client count, alternating, and returns the results in pairs. */
+  /**
+   * Runs writer and baseline at each client count, alternating, and returns the results in pairs.
+   */
   static List<Result> compare(WriterConfig config, int[] clientCounts, int warmup, int seconds)
       throws Exception {
     List<Result> results = new ArrayList<>();
@@ -112,7 +115,12 @@ public final class WriterBenchmark {
       for (int clients : clientCounts) {
         String prefix = runId + "-" + clients;
         results.add(
-            measure("writer (HTTP)", clients, warmup, seconds, seq -> post(http, publications, prefix, seq)));
+            measure(
+                "writer (HTTP)",
+                clients,
+                warmup,
+                seconds,
+                seq -> post(http, publications, prefix, seq)));
         results.add(
             measure("raw JDBC", clients, warmup, seconds, seq -> rawInsert(raw, prefix, seq)));
       }
@@ -122,8 +130,13 @@ public final class WriterBenchmark {
 
   private static void post(HttpClient http, URI uri, String prefix, long seq) throws Exception {
     String body =
-        "{\"articleId\":\"w-" + prefix + "-" + seq + "\",\"revisionId\":\"r-1\",\"destination\":\"dest-a\",\"content\":"
-            + CONTENT + "}";
+        "{\"articleId\":\"w-"
+            + prefix
+            + "-"
+            + seq
+            + "\",\"revisionId\":\"r-1\",\"destination\":\"dest-a\",\"content\":"
+            + CONTENT
+            + "}";
     HttpResponse<Void> response =
         http.send(
             HttpRequest.newBuilder(uri)
@@ -184,7 +197,8 @@ public final class WriterBenchmark {
   }
 
   private static Result measure(
-      String name, int clients, int warmupSeconds, int seconds, Operation operation) throws Exception {
+      String name, int clients, int warmupSeconds, int seconds, Operation operation)
+      throws Exception {
     AtomicLong sequence = new AtomicLong();
     run(clients, Duration.ofSeconds(warmupSeconds), operation, sequence, null);
     long[][] latencies = new long[clients][];
@@ -205,7 +219,9 @@ public final class WriterBenchmark {
     return result;
   }
 
-  /** Runs {@code operation} from {@code clients} threads for {@code duration}; returns the count. */
+  /**
+   * Runs {@code operation} from {@code clients} threads for {@code duration}; returns the count.
+   */
   private static long run(
       int clients, Duration duration, Operation operation, AtomicLong sequence, long[][] latencies)
       throws Exception {

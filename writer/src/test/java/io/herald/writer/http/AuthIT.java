@@ -126,8 +126,7 @@ class AuthIT {
 
   @Test
   void shouldAnswer404ForAMalformedJobId() {
-    HttpResponse<String> response =
-        writer.get(PublicationApi.PUBLICATIONS + "/1-1-1-1-1", TOKEN_A);
+    HttpResponse<String> response = writer.get(PublicationApi.PUBLICATIONS + "/1-1-1-1-1", TOKEN_A);
 
     assertThat(response.statusCode()).isEqualTo(404);
   }
@@ -135,8 +134,10 @@ class AuthIT {
   @Test
   void shouldKeepTenantsApartForTheSameArticleKey() {
     String article = uniqueArticle();
-    HttpResponse<String> ofA = writer.post(PublicationApi.PUBLICATIONS, TOKEN_A, body(article, CONTENT));
-    HttpResponse<String> ofB = writer.post(PublicationApi.PUBLICATIONS, TOKEN_B, body(article, CONTENT));
+    HttpResponse<String> ofA =
+        writer.post(PublicationApi.PUBLICATIONS, TOKEN_A, body(article, CONTENT));
+    HttpResponse<String> ofB =
+        writer.post(PublicationApi.PUBLICATIONS, TOKEN_B, body(article, CONTENT));
 
     assertThat(ofA.statusCode()).isEqualTo(201);
     assertThat(ofB.statusCode()).isEqualTo(201);
@@ -147,11 +148,13 @@ class AuthIT {
 
   private static void assertUnauthorized(HttpResponse<String> response) {
     assertThat(response.statusCode()).isEqualTo(401);
-    assertThat(response.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(v -> assertThat(v).startsWith("Bearer"));
+    assertThat(response.headers().firstValue("WWW-Authenticate"))
+        .hasValueSatisfying(v -> assertThat(v).startsWith("Bearer"));
     assertThat(json(response.body()).get("error").asText()).isEqualTo("unauthorized");
   }
 
   private static long jobsOf(String article) {
-    return writer.count("SELECT count(*) FROM writer.publication_job WHERE article_id = ?", article);
+    return writer.count(
+        "SELECT count(*) FROM writer.publication_job WHERE article_id = ?", article);
   }
 }

@@ -56,7 +56,8 @@ class BatchIT {
     assertThat(results)
         .extracting(r -> r.get("status").asInt())
         .containsExactly(201, 200, 409, 400, 201);
-    assertThat(results.get(1).get("job").get("jobId")).isEqualTo(results.get(0).get("job").get("jobId"));
+    assertThat(results.get(1).get("job").get("jobId"))
+        .isEqualTo(results.get(0).get("job").get("jobId"));
     assertThat(results.get(2).get("error").asText()).isEqualTo("payload_conflict");
     assertThat(results.get(2).get("jobId")).isEqualTo(results.get(0).get("job").get("jobId"));
     assertThat(results.get(3).get("error").asText()).isEqualTo("invalid_request");
@@ -90,10 +91,12 @@ class BatchIT {
   }
 
   private static long jobsOf(String article) {
-    return writer.count("SELECT count(*) FROM writer.publication_job WHERE article_id = ?", article);
+    return writer.count(
+        "SELECT count(*) FROM writer.publication_job WHERE article_id = ?", article);
   }
 
   private static long eventsOf(String article) {
-    return writer.count("SELECT count(*) FROM writer.outbox WHERE payload->>'articleId' = ?", article);
+    return writer.count(
+        "SELECT count(*) FROM writer.outbox WHERE payload->>'articleId' = ?", article);
   }
 }

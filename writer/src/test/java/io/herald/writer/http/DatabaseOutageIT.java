@@ -97,11 +97,19 @@ class DatabaseOutageIT {
         .isZero();
     // Every 201 is durable; every 503 was safe to retry: the retry is answered 201, or 200 when
     // the commit had gone through before the connection broke.
-    List<String> created = answers.entrySet().stream().filter(e -> e.getValue() == 201).map(Map.Entry::getKey).toList();
+    List<String> created =
+        answers.entrySet().stream()
+            .filter(e -> e.getValue() == 201)
+            .map(Map.Entry::getKey)
+            .toList();
     for (String article : created) {
       assertThat(jobsOf(article)).as(article).isEqualTo(1);
     }
-    List<String> refused = answers.entrySet().stream().filter(e -> e.getValue() == 503).map(Map.Entry::getKey).toList();
+    List<String> refused =
+        answers.entrySet().stream()
+            .filter(e -> e.getValue() == 503)
+            .map(Map.Entry::getKey)
+            .toList();
     assertThat(refused).isNotEmpty();
     for (String article : refused) {
       assertThat(publish(article).statusCode()).as(article).isIn(200, 201);
@@ -115,6 +123,7 @@ class DatabaseOutageIT {
   }
 
   private static long jobsOf(String article) {
-    return writer.count("SELECT count(*) FROM writer.publication_job WHERE article_id = ?", article);
+    return writer.count(
+        "SELECT count(*) FROM writer.publication_job WHERE article_id = ?", article);
   }
 }

@@ -76,7 +76,11 @@ class HostileInputIT {
     return Stream.of(
         Hostile.publish("malformed JSON", "{\"articleId\": " + a + ",", 400, "malformed_json"),
         Hostile.publish("empty body", "", 400, "malformed_json"),
-        Hostile.publish("data after the JSON value", body(uniqueArticle(), CONTENT) + " {}", 400, "malformed_json"),
+        Hostile.publish(
+            "data after the JSON value",
+            body(uniqueArticle(), CONTENT) + " {}",
+            400,
+            "malformed_json"),
         Hostile.publish("a JSON array instead of an object", "[1,2]", 400, "invalid_request"),
         Hostile.publish(
             "missing revisionId",
@@ -100,10 +104,13 @@ class HostileInputIT {
             "invalid_request"),
         Hostile.publish(
             "content as a string",
-            "{\"articleId\":" + a + ",\"revisionId\":\"r\",\"destination\":\"d\",\"content\":\"x\"}",
+            "{\"articleId\":"
+                + a
+                + ",\"revisionId\":\"r\",\"destination\":\"d\",\"content\":\"x\"}",
             400,
             "invalid_request"),
-        Hostile.publish("empty destination", body(uniqueArticle(), "r", "", CONTENT), 400, "invalid_request"),
+        Hostile.publish(
+            "empty destination", body(uniqueArticle(), "r", "", CONTENT), 400, "invalid_request"),
         Hostile.publish("blank articleId", body("   ", "r", "d", CONTENT), 400, "invalid_request"),
         Hostile.publish(
             "articleId over the length limit",
@@ -142,12 +149,16 @@ class HostileInputIT {
             "invalid_request"),
         Hostile.publish(
             "tenant in the body",
-            "{\"tenant\":\"tenant-b\",\"articleId\":" + a + ",\"revisionId\":\"r\",\"destination\":\"d\",\"content\":{}}",
+            "{\"tenant\":\"tenant-b\",\"articleId\":"
+                + a
+                + ",\"revisionId\":\"r\",\"destination\":\"d\",\"content\":{}}",
             400,
             "invalid_request"),
         Hostile.publish(
             "duplicate JSON keys",
-            "{\"articleId\":" + a + ",\"articleId\":\"other\",\"revisionId\":\"r\",\"destination\":\"d\",\"content\":{}}",
+            "{\"articleId\":"
+                + a
+                + ",\"articleId\":\"other\",\"revisionId\":\"r\",\"destination\":\"d\",\"content\":{}}",
             400,
             "malformed_json"),
         Hostile.publish(
@@ -204,7 +215,12 @@ class HostileInputIT {
             413,
             "batch_too_large"),
         new Hostile(
-            "empty batch", PublicationApi.BATCH, JSON, "[]".getBytes(StandardCharsets.UTF_8), 400, "invalid_request"),
+            "empty batch",
+            PublicationApi.BATCH,
+            JSON,
+            "[]".getBytes(StandardCharsets.UTF_8),
+            400,
+            "invalid_request"),
         new Hostile(
             "batch that is not an array",
             PublicationApi.BATCH,
@@ -239,7 +255,8 @@ class HostileInputIT {
     String destination = "$1 :name ? ${x} `";
 
     HttpResponse<String> response =
-        writer.post(PublicationApi.PUBLICATIONS, TOKEN_A, body(article, revision, destination, CONTENT));
+        writer.post(
+            PublicationApi.PUBLICATIONS, TOKEN_A, body(article, revision, destination, CONTENT));
 
     assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
     assertThat(
@@ -251,7 +268,9 @@ class HostileInputIT {
                 revision,
                 destination))
         .isEqualTo(1);
-    assertThat(writer.count("SELECT count(*) FROM writer.outbox WHERE payload->>'articleId' = ?", article))
+    assertThat(
+            writer.count(
+                "SELECT count(*) FROM writer.outbox WHERE payload->>'articleId' = ?", article))
         .isEqualTo(1);
   }
 
@@ -271,7 +290,9 @@ class HostileInputIT {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     out.writeBytes(("{\"articleId\":\"" + uniqueArticle() + "-").getBytes(StandardCharsets.UTF_8));
     out.writeBytes(new byte[] {(byte) 0xC3, (byte) 0x28, (byte) 0xFF});
-    out.writeBytes("\",\"revisionId\":\"r\",\"destination\":\"d\",\"content\":{}}".getBytes(StandardCharsets.UTF_8));
+    out.writeBytes(
+        "\",\"revisionId\":\"r\",\"destination\":\"d\",\"content\":{}}"
+            .getBytes(StandardCharsets.UTF_8));
     return out.toByteArray();
   }
 

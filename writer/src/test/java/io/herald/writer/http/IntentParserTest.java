@@ -19,7 +19,8 @@ class IntentParserTest {
   @Test
   void shouldBuildTheIntentWithKeyHashAndTrace() throws Exception {
     PublicationIntent intent =
-        parse("{\"articleId\":\"a-84\",\"revisionId\":\"r-3\",\"destination\":\"dest-a\",\"content\":{\"b\":1,\"a\":[true,null]}}");
+        parse(
+            "{\"articleId\":\"a-84\",\"revisionId\":\"r-3\",\"destination\":\"dest-a\",\"content\":{\"b\":1,\"a\":[true,null]}}");
 
     assertThat(intent.key().tenant()).isEqualTo("t1");
     assertThat(intent.key().articleId()).isEqualTo("a-84");
@@ -32,11 +33,14 @@ class IntentParserTest {
   @Test
   void shouldHashContentIndependentlyOfKeyOrderAndWhitespace() throws Exception {
     PublicationIntent one =
-        parse("{\"articleId\":\"a\",\"revisionId\":\"r\",\"destination\":\"d\",\"content\":{\"x\":1,\"y\":{\"p\":2,\"q\":3}}}");
+        parse(
+            "{\"articleId\":\"a\",\"revisionId\":\"r\",\"destination\":\"d\",\"content\":{\"x\":1,\"y\":{\"p\":2,\"q\":3}}}");
     PublicationIntent two =
-        parse("{ \"content\" : { \"y\" : { \"q\" : 3 , \"p\" : 2 }, \"x\" : 1 },\n \"destination\":\"d\", \"revisionId\":\"r\", \"articleId\":\"a\" }");
+        parse(
+            "{ \"content\" : { \"y\" : { \"q\" : 3 , \"p\" : 2 }, \"x\" : 1 },\n \"destination\":\"d\", \"revisionId\":\"r\", \"articleId\":\"a\" }");
     PublicationIntent other =
-        parse("{\"articleId\":\"a\",\"revisionId\":\"r\",\"destination\":\"d\",\"content\":{\"x\":1,\"y\":{\"p\":2,\"q\":4}}}");
+        parse(
+            "{\"articleId\":\"a\",\"revisionId\":\"r\",\"destination\":\"d\",\"content\":{\"x\":1,\"y\":{\"p\":2,\"q\":4}}}");
 
     assertThat(two.payloadHash()).isEqualTo(one.payloadHash());
     assertThat(other.payloadHash()).isNotEqualTo(one.payloadHash());
@@ -45,7 +49,8 @@ class IntentParserTest {
   @Test
   void shouldKeepSqlMetacharactersAndUnicodeVerbatim() throws Exception {
     PublicationIntent intent =
-        parse("{\"articleId\":\"a'; DROP TABLE x; --\",\"revisionId\":\"r/1 ü 😀\",\"destination\":\"d%_\",\"content\":{}}");
+        parse(
+            "{\"articleId\":\"a'; DROP TABLE x; --\",\"revisionId\":\"r/1 ü 😀\",\"destination\":\"d%_\",\"content\":{}}");
 
     assertThat(intent.key().articleId()).isEqualTo("a'; DROP TABLE x; --");
     assertThat(intent.key().revisionId()).isEqualTo("r/1 ü 😀");
@@ -53,19 +58,39 @@ class IntentParserTest {
 
   @Test
   void shouldNameTheFieldThatIsWrong() {
-    assertInvalid("{\"revisionId\":\"r\",\"destination\":\"d\",\"content\":{}}", "articleId is required");
-    assertInvalid("{\"articleId\":1,\"revisionId\":\"r\",\"destination\":\"d\",\"content\":{}}", "articleId must be a string");
-    assertInvalid("{\"articleId\":\"a\",\"revisionId\":\"\",\"destination\":\"d\",\"content\":{}}", "revisionId must not be empty");
-    assertInvalid("{\"articleId\":\"a\",\"revisionId\":\"r\",\"destination\":\"d/e\",\"content\":{}}", "destination must not contain '/'");
-    assertInvalid("{\"articleId\":\"a\",\"revisionId\":\"r\",\"destination\":\"d\",\"content\":[]}", "content must be a JSON object");
-    assertInvalid("{\"articleId\":\"a\",\"revisionId\":\"r\",\"destination\":\"d\"}", "content is required");
     assertInvalid(
-        "{\"articleId\":\"" + "a".repeat(201) + "\",\"revisionId\":\"r\",\"destination\":\"d\",\"content\":{}}",
+        "{\"revisionId\":\"r\",\"destination\":\"d\",\"content\":{}}", "articleId is required");
+    assertInvalid(
+        "{\"articleId\":1,\"revisionId\":\"r\",\"destination\":\"d\",\"content\":{}}",
+        "articleId must be a string");
+    assertInvalid(
+        "{\"articleId\":\"a\",\"revisionId\":\"\",\"destination\":\"d\",\"content\":{}}",
+        "revisionId must not be empty");
+    assertInvalid(
+        "{\"articleId\":\"a\",\"revisionId\":\"r\",\"destination\":\"d/e\",\"content\":{}}",
+        "destination must not contain '/'");
+    assertInvalid(
+        "{\"articleId\":\"a\",\"revisionId\":\"r\",\"destination\":\"d\",\"content\":[]}",
+        "content must be a JSON object");
+    assertInvalid(
+        "{\"articleId\":\"a\",\"revisionId\":\"r\",\"destination\":\"d\"}", "content is required");
+    assertInvalid(
+        "{\"articleId\":\""
+            + "a".repeat(201)
+            + "\",\"revisionId\":\"r\",\"destination\":\"d\",\"content\":{}}",
         "articleId is 201 characters long");
-    assertInvalid("{\"articleId\":\"a\\tb\",\"revisionId\":\"r\",\"destination\":\"d\",\"content\":{}}", "control characters");
-    assertInvalid("{\"tenant\":\"t2\",\"articleId\":\"a\",\"revisionId\":\"r\",\"destination\":\"d\",\"content\":{}}", "bearer token");
-    assertInvalid("{\"articleId\":\"a\",\"revisionId\":\"r\",\"destination\":\"d\",\"content\":{\"k\":\"\\u0000\"}}", "U+0000");
-    assertInvalid("{\"articleId\":\"a\",\"revisionId\":\"r\",\"destination\":\"d\",\"content\":{\"k\":1e999999}}", "number");
+    assertInvalid(
+        "{\"articleId\":\"a\\tb\",\"revisionId\":\"r\",\"destination\":\"d\",\"content\":{}}",
+        "control characters");
+    assertInvalid(
+        "{\"tenant\":\"t2\",\"articleId\":\"a\",\"revisionId\":\"r\",\"destination\":\"d\",\"content\":{}}",
+        "bearer token");
+    assertInvalid(
+        "{\"articleId\":\"a\",\"revisionId\":\"r\",\"destination\":\"d\",\"content\":{\"k\":\"\\u0000\"}}",
+        "U+0000");
+    assertInvalid(
+        "{\"articleId\":\"a\",\"revisionId\":\"r\",\"destination\":\"d\",\"content\":{\"k\":1e999999}}",
+        "number");
   }
 
   @Test
@@ -76,16 +101,19 @@ class IntentParserTest {
     assertMalformed("{\"a\":1,\"a\":2}");
     assertMalformed("[".repeat(10_000) + "]".repeat(10_000));
     assertThatThrownBy(() -> parser.parseBody(new byte[] {'"', (byte) 0xC3, (byte) 0x28, '"'}))
-        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.error()).isEqualTo(ApiError.MALFORMED_JSON));
+        .isInstanceOfSatisfying(
+            ApiException.class, e -> assertThat(e.error()).isEqualTo(ApiError.MALFORMED_JSON));
   }
 
   @Test
   void shouldBoundBatches() throws Exception {
     assertThat(parser.batchItems(Json.mapper().readTree("[{},{}]"), 2)).hasSize(2);
     assertThatThrownBy(() -> parser.batchItems(Json.mapper().readTree("[{},{},{}]"), 2))
-        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.error()).isEqualTo(ApiError.BATCH_TOO_LARGE));
+        .isInstanceOfSatisfying(
+            ApiException.class, e -> assertThat(e.error()).isEqualTo(ApiError.BATCH_TOO_LARGE));
     assertThatThrownBy(() -> parser.batchItems(Json.mapper().readTree("[]"), 2))
-        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.error()).isEqualTo(ApiError.INVALID_REQUEST));
+        .isInstanceOfSatisfying(
+            ApiException.class, e -> assertThat(e.error()).isEqualTo(ApiError.INVALID_REQUEST));
   }
 
   @Test
@@ -116,6 +144,7 @@ class IntentParserTest {
 
   private void assertMalformed(String json) {
     assertThatThrownBy(() -> parser.parseBody(json.getBytes(StandardCharsets.UTF_8)))
-        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.error()).isEqualTo(ApiError.MALFORMED_JSON));
+        .isInstanceOfSatisfying(
+            ApiException.class, e -> assertThat(e.error()).isEqualTo(ApiError.MALFORMED_JSON));
   }
 }

@@ -42,10 +42,13 @@ class ObservabilityIT {
     HttpResponse<String> metrics = writer.ops("/metrics");
 
     assertThat(metrics.statusCode()).isEqualTo(200);
-    for (String outcome : new String[] {"created", "replayed", "conflict", "unauthorized", "invalid"}) {
+    for (String outcome :
+        new String[] {"created", "replayed", "conflict", "unauthorized", "invalid"}) {
       assertThat(metrics.body())
           .containsPattern(
-              "(?m)^herald_writer_requests_seconds_count\\{[^}]*outcome=\"" + outcome + "\"[^}]*route=\"publish\"[^}]*} 1(\\.0)?$");
+              "(?m)^herald_writer_requests_seconds_count\\{[^}]*outcome=\""
+                  + outcome
+                  + "\"[^}]*route=\"publish\"[^}]*} 1(\\.0)?$");
     }
     assertThat(metrics.body()).contains("herald_writer_requests_seconds_bucket{");
     assertThat(metrics.body()).contains("hikaricp_connections_active{");

@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 class RequestTracingTest {
 
   private static final String PARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-  private final RequestTracing tracing = new RequestTracing(OpenTelemetry.noop(), new SplittableRandom(7));
+  private final RequestTracing tracing =
+      new RequestTracing(OpenTelemetry.noop(), new SplittableRandom(7));
 
   @Test
   void shouldKeepAValidIncomingContextUnchanged() {

@@ -109,7 +109,8 @@ class ReservationIT {
   @Test
   void shouldReturnConflictAndChangeNothingWhenSameKeyArrivesWithOtherPayload() {
     String article = uniqueArticle();
-    HttpResponse<String> created = writer.post(PublicationApi.PUBLICATIONS, TOKEN_A, body(article, CONTENT));
+    HttpResponse<String> created =
+        writer.post(PublicationApi.PUBLICATIONS, TOKEN_A, body(article, CONTENT));
     assertThat(created.statusCode()).isEqualTo(201);
     String jobId = json(created.body()).get("jobId").asText();
     Map<String, Object> before =
@@ -143,7 +144,8 @@ class ReservationIT {
   @Test
   void shouldTreatPayloadsDifferingOnlyInKeyOrderAndWhitespaceAsTheSamePayload() {
     String article = uniqueArticle();
-    HttpResponse<String> created = writer.post(PublicationApi.PUBLICATIONS, TOKEN_A, body(article, CONTENT));
+    HttpResponse<String> created =
+        writer.post(PublicationApi.PUBLICATIONS, TOKEN_A, body(article, CONTENT));
     String reordered =
         """
         {
@@ -223,7 +225,8 @@ class ReservationIT {
     assertThat(event.get("aggregate_id")).isEqualTo(TENANT_A + "/" + article + "/dest-a");
     assertThat(event.get("event_type")).isEqualTo(EventTypes.PUBLICATION_REQUESTED);
     assertThat(event.get("tenant_id")).isEqualTo(TENANT_A);
-    PublicationRequested payload = PublicationRequested.fromJson(json((String) event.get("payload")));
+    PublicationRequested payload =
+        PublicationRequested.fromJson(json((String) event.get("payload")));
     assertThat(payload.jobId()).isEqualTo(UUID.fromString(jobId));
     assertThat(payload.key()).isEqualTo(key);
     assertThat(payload.idempotencyKey()).isEqualTo(key.idempotencyKey());

@@ -57,7 +57,8 @@ class TraceContextIT {
   @Test
   void shouldIgnoreAnInvalidTraceparentAndStartANewTrace() {
     String invalid = "00-00000000000000000000000000000000-00f067aa0ba902b7-01";
-    Map<String, Object> stored = publishWith(Map.of("traceparent", invalid, "tracestate", TRACESTATE));
+    Map<String, Object> stored =
+        publishWith(Map.of("traceparent", invalid, "tracestate", TRACESTATE));
 
     String parent = (String) stored.get("event_parent");
     assertThat(TraceContext.parse(parent, null)).isPresent();
@@ -87,7 +88,10 @@ class TraceContextIT {
   private static Map<String, Object> publishWith(Map<String, String> headers) {
     HttpResponse<String> response =
         writer.post(
-            PublicationApi.PUBLICATIONS, TOKEN_A, body(uniqueArticle(), CONTENT), new HashMap<>(headers));
+            PublicationApi.PUBLICATIONS,
+            TOKEN_A,
+            body(uniqueArticle(), CONTENT),
+            new HashMap<>(headers));
     assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
     return writer.row(STORED, json(response.body()).get("jobId").asText());
   }

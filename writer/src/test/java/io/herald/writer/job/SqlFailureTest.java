@@ -10,8 +10,11 @@ class SqlFailureTest {
 
   @Test
   void shouldClassifyLostConnectionsAndShutdownsAsUnavailable() {
-    for (String state : new String[] {"08001", "08006", "08003", "57P01", "57P02", "57P03", "53300", "25006"}) {
-      assertThat(SqlFailure.classify(new SQLException("x", state))).as(state).isEqualTo(SqlFailure.UNAVAILABLE);
+    for (String state :
+        new String[] {"08001", "08006", "08003", "57P01", "57P02", "57P03", "53300", "25006"}) {
+      assertThat(SqlFailure.classify(new SQLException("x", state)))
+          .as(state)
+          .isEqualTo(SqlFailure.UNAVAILABLE);
     }
     assertThat(SqlFailure.classify(new SQLTransientConnectionException("pool timeout")))
         .isEqualTo(SqlFailure.UNAVAILABLE);
@@ -25,8 +28,10 @@ class SqlFailureTest {
 
   @Test
   void shouldRetryDeadlocksAndSerializationFailures() {
-    assertThat(SqlFailure.classify(new SQLException("x", "40001"))).isEqualTo(SqlFailure.RETRY_TRANSACTION);
-    assertThat(SqlFailure.classify(new SQLException("x", "40P01"))).isEqualTo(SqlFailure.RETRY_TRANSACTION);
+    assertThat(SqlFailure.classify(new SQLException("x", "40001")))
+        .isEqualTo(SqlFailure.RETRY_TRANSACTION);
+    assertThat(SqlFailure.classify(new SQLException("x", "40P01")))
+        .isEqualTo(SqlFailure.RETRY_TRANSACTION);
   }
 
   @Test

@@ -24,7 +24,10 @@ import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
-/** Outbox retention: delete in the inserting transaction (the WAL keeps the event), or keep and purge. */
+/**
+ * Outbox retention: delete in the inserting transaction (the WAL keeps the event), or keep and
+ * purge.
+ */
 @HeraldIntegrationTest
 class OutboxRetentionIT {
 
@@ -45,7 +48,8 @@ class OutboxRetentionIT {
       assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
       String jobId = json(response.body()).get("jobId").asText();
 
-      assertThat(writer.count("SELECT count(*) FROM writer.publication_job WHERE id = ?::uuid", jobId))
+      assertThat(
+              writer.count("SELECT count(*) FROM writer.publication_job WHERE id = ?::uuid", jobId))
           .isEqualTo(1);
       assertThat(writer.count("SELECT count(*) FROM writer.outbox")).isZero();
       // The slot created with the schema retained the insert: the relay will stream it. (Waits:
@@ -53,7 +57,10 @@ class OutboxRetentionIT {
       await()
           .atMost(Duration.ofSeconds(10))
           .untilAsserted(
-              () -> assertThat(walSinceSlotCreation()).contains(jobId).contains("PublicationRequested"));
+              () ->
+                  assertThat(walSinceSlotCreation())
+                      .contains(jobId)
+                      .contains("PublicationRequested"));
     }
   }
 
@@ -129,7 +136,9 @@ class OutboxRetentionIT {
   }
 
   private static String body(String article) {
-    return "{\"articleId\":\"" + article + "\",\"revisionId\":\"r-1\",\"destination\":\"d\",\"content\":{\"t\":1}}";
+    return "{\"articleId\":\""
+        + article
+        + "\",\"revisionId\":\"r-1\",\"destination\":\"d\",\"content\":{\"t\":1}}";
   }
 
   private static JsonNode json(String text) throws Exception {
