@@ -206,8 +206,32 @@ public final class JobStore {
       } catch (SQLException | RuntimeException e) {
         rollback(connection, e);
         throw e;
+      } catch (AssertionError e) {
+        SQLException lost = connectionLostInBatch(e, connection);
+        rollback(connection, lost);
+        throw lost;
       }
     }
+  }
+
+  /**
+   * pgjdbc 42.7 reports a connection that breaks during {@code executeBatch} as an {@link
+   * AssertionError} ("getAutoCommit() should not throw", with "This connection has been closed" as
+   * a suppressed exception). That is an unavailable database, not a bug: when the connection is
+   * indeed no longer valid, turn it into a connection-failure SQLException (SQLState 08006) so it
+   * is classified like every other one. Any other AssertionError is rethrown.
+   */
+  private static SQLException connectionLostInBatch(AssertionError error, Connection connection) {
+    boolean valid;
+    try {
+      valid = connection.isValid(1);
+    } catch (SQLException e) {
+      valid = false;
+    }
+    if (valid) {
+      throw error;
+    }
+    return new SQLException("connection lost during a batch statement", "08006", error);
   }
 
   private PublicationJob newJob(PublicationIntent intent, Instant now) {
