@@ -18,6 +18,8 @@ import io.herald.writer.http.PublicationApi;
 import io.herald.writer.job.JobStore;
 import io.herald.writer.outbox.OutboxPurger;
 import io.herald.writer.outbox.OutboxWriter;
+import io.herald.writer.status.StatusSettings;
+import io.herald.writer.status.StatusView;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.opentelemetry.api.GlobalOpenTelemetry;
 import java.net.URI;
@@ -32,15 +34,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A running writer: connection pool, schema migration, the API server, the ops server ({@code
- * /health}, {@code /metrics}) and, with {@code writer.outbox.retention=keep}, the outbox purge.
- * {@link WriterMain} runs one per JVM; tests start one in-process on free ports.
+ * /health}, {@code /metrics}), the status view ({@code writer.status.enabled}) and, with {@code
+ * writer.outbox.retention=keep}, the outbox purge. {@link WriterMain} runs one per JVM; tests start
+ * one in-process on free ports.
  *
  * <p>Start-up waits for PostgreSQL for at most {@code writer.db.startup-timeout}, logging every
  * failed attempt, then gives up with the last cause. Once up, an outage is not fatal: requests get
  * 503 and the pool reconnects by itself when the database returns.
  *
  * <p>{@link #close()} stops in reverse start order: API first (in-flight requests finish), then the
- * purge, the ops server, the pool and the registry. Thread-safe.
+ * status view, the purge, the ops server, the pool and the registry. Thread-safe.
  */
 public final class WriterProcess implements AutoCloseable {
 
@@ -119,6 +122,15 @@ public final class WriterProcess implements AutoCloseable {
                     clock,
                     registry));
         purger.start();
+      }
+      if (config.get(WriterConfig.STATUS_ENABLED)) {
+        // After the migration (it needs V5) and before the API, so it stops after the API and
+        // before the pool. Never blocks start-up: Kafka is reached in the background.
+        StatusView status =
+            components.register(
+                "status view",
+                StatusView.start(StatusSettings.from(config), pool, clock, registry));
+        ops.addHealthCheck(status.healthCheck());
       }
       PublicationApi handler =
           new PublicationApi(

@@ -59,6 +59,8 @@ public final class RunningWriter implements AutoCloseable {
     properties.put("writer.capture.publication", stack.publication());
     properties.put("writer.capture.slot", stack.slot());
     properties.put("writer.outbox.retention", "keep");
+    // Off unless a test is about it (status ITs turn it on with the stack's Kafka).
+    properties.put("writer.status.enabled", "false");
     properties.put("writer.tenants." + TENANT_A + ".token-sha256", TenantTokens.sha256Hex(TOKEN_A));
     properties.put("writer.tenants." + TENANT_B + ".token-sha256", TenantTokens.sha256Hex(TOKEN_B));
     properties.putAll(overrides);
