@@ -87,7 +87,7 @@ public final class WriterProcess implements AutoCloseable {
           components.register(
               "ops server",
               OpsServer.builder("writer", registry)
-                  .host(config.httpHost())
+                  .host(config.opsHost())
                   .port(config.opsPort())
                   .healthCheck(Databases.healthCheck("database", pool))
                   .stopTimeout(STOP_TIMEOUT)

@@ -108,6 +108,13 @@ public final class WriterConfig {
                   Duration.ofSeconds(2),
                   "Retry-After sent with every 503 (database unavailable, overloaded); whole seconds.")
               .validatedBy(Validator.positive()));
+  public static final ConfigKey<String> OPS_HOST =
+      KEYS.define(
+          ConfigKey.optional(
+              "writer.ops.host",
+              ConfigType.STRING,
+              "0.0.0.0",
+              "Interface /health and /metrics bind to."));
   public static final ConfigKey<Integer> OPS_PORT =
       KEYS.define(
           ConfigKey.optional(
@@ -340,6 +347,10 @@ public final class WriterConfig {
 
   public Duration httpRetryAfter() {
     return values.get(HTTP_RETRY_AFTER);
+  }
+
+  public String opsHost() {
+    return values.get(OPS_HOST);
   }
 
   public int opsPort() {
