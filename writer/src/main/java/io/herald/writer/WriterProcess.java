@@ -5,6 +5,7 @@ import io.herald.common.id.UuidV7;
 import io.herald.common.json.Json;
 import io.herald.runtime.db.Databases;
 import io.herald.runtime.metrics.Metrics;
+import io.herald.runtime.ops.HealthCheck;
 import io.herald.runtime.ops.OpsServer;
 import io.herald.runtime.process.ProcessLifecycle;
 import io.herald.schema.CaptureSettings;
@@ -27,6 +28,7 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,7 +84,9 @@ public final class WriterProcess implements AutoCloseable {
       HikariDataSource pool =
           components.register(
               "database pool", Databases.pool("writer", config.database(), registry));
-      // The ops server comes first so /health reports the database DOWN while start-up waits.
+      // The ops server comes first so /health answers during start-up: DOWN until the API listens
+      // (a readiness probe must not route traffic to a writer that is still migrating).
+      AtomicBoolean apiReady = new AtomicBoolean();
       OpsServer ops =
           components.register(
               "ops server",
@@ -90,6 +94,14 @@ public final class WriterProcess implements AutoCloseable {
                   .host(config.opsHost())
                   .port(config.opsPort())
                   .healthCheck(Databases.healthCheck("database", pool))
+                  .healthCheck(
+                      HealthCheck.of(
+                          "api",
+                          () ->
+                              apiReady.get()
+                                  ? HealthCheck.Status.up("accepting requests")
+                                  : HealthCheck.Status.down(
+                                      "starting: waiting for the database and migrations")))
                   .stopTimeout(STOP_TIMEOUT)
                   .start());
       awaitDatabase(pool, config);
@@ -147,6 +159,7 @@ public final class WriterProcess implements AutoCloseable {
                       config.httpRetryAfter(),
                       STOP_TIMEOUT),
                   registry));
+      apiReady.set(true);
       log.info(
           "Writer ready: API on port {}, /health and /metrics on port {}", api.port(), ops.port());
       return new WriterProcess(components, api, ops, registry);
