@@ -16,9 +16,11 @@ import io.herald.writer.auth.TenantTokens;
 import io.herald.writer.config.WriterConfig;
 import io.herald.writer.http.ApiServer;
 import io.herald.writer.http.PublicationApi;
+import io.herald.writer.job.JobStatusStore;
 import io.herald.writer.job.JobStore;
 import io.herald.writer.outbox.OutboxPurger;
 import io.herald.writer.outbox.OutboxWriter;
+import io.herald.writer.status.StatusListener;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.opentelemetry.api.GlobalOpenTelemetry;
 import java.net.URI;
@@ -34,8 +36,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A running writer: connection pool, schema migration, the API server, the ops server ({@code
- * /health}, {@code /metrics}) and, with {@code writer.outbox.retention=keep}, the outbox purge.
- * {@link WriterMain} runs one per JVM; tests start one in-process on free ports.
+ * /health}, {@code /metrics}), the status view when {@code writer.kafka.bootstrap-servers} is set,
+ * and, with {@code writer.outbox.retention=keep}, the outbox purge. {@link WriterMain} runs one per
+ * JVM; tests start one in-process on free ports.
  *
  * <p>Start-up waits for PostgreSQL for at most {@code writer.db.startup-timeout}, logging every
  * failed attempt, then gives up with the last cause. Once up, an outage is not fatal: requests get
@@ -118,6 +121,20 @@ public final class WriterProcess implements AutoCloseable {
               UuidV7.system(),
               clock,
               Json.mapper());
+      if (config.kafkaBootstrapServers().isPresent()) {
+        StatusListener status =
+            components.register(
+                "status view",
+                new StatusListener(
+                    config.kafkaBootstrapServers().get(),
+                    config.statusTopic(),
+                    config.statusGroupId(),
+                    new JobStatusStore(pool),
+                    Json.mapper(),
+                    registry));
+        ops.addHealthCheck(status.healthCheck());
+        status.start();
+      }
       if (config.outboxRetention() == WriterConfig.OutboxRetention.KEEP) {
         OutboxPurger purger =
             components.register(

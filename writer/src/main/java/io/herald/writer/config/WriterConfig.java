@@ -19,6 +19,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The writer's configuration, parsed once from {@code connect-config/writer.properties} plus {@code
@@ -123,6 +124,28 @@ public final class WriterConfig {
                   8081,
                   "Port of /health and /metrics, apart from the API so they can stay internal (0 = any free port).")
               .validatedBy(Validator.port()));
+  public static final ConfigKey<String> KAFKA_BOOTSTRAP_SERVERS =
+      KEYS.define(
+          ConfigKey.optional(
+              "writer.kafka.bootstrap-servers",
+              ConfigType.STRING,
+              null,
+              "Kafka brokers to read delivery status events from, for GET /v1/publications/{id};"
+                  + " empty: no status view (jobs show the status the writer stored)."));
+  public static final ConfigKey<String> STATUS_TOPIC =
+      KEYS.define(
+          ConfigKey.optional(
+              "writer.status.topic",
+              ConfigType.STRING,
+              "herald.delivery.events",
+              "Topic of the consumer's status events (written by the relay from consumer.outbox)."));
+  public static final ConfigKey<String> STATUS_GROUP_ID =
+      KEYS.define(
+          ConfigKey.optional(
+              "writer.status.group-id",
+              ConfigType.STRING,
+              "herald-writer-status",
+              "Kafka consumer group of the writer's status view (all writer instances share it)."));
   public static final ConfigKey<Integer> BATCH_MAX_ITEMS =
       KEYS.define(
           ConfigKey.optional(
@@ -347,6 +370,19 @@ public final class WriterConfig {
 
   public Duration httpRetryAfter() {
     return values.get(HTTP_RETRY_AFTER);
+  }
+
+  /** The Kafka brokers of the status view; empty when it is off. */
+  public Optional<String> kafkaBootstrapServers() {
+    return Optional.ofNullable(values.get(KAFKA_BOOTSTRAP_SERVERS));
+  }
+
+  public String statusTopic() {
+    return values.get(STATUS_TOPIC);
+  }
+
+  public String statusGroupId() {
+    return values.get(STATUS_GROUP_ID);
   }
 
   public String opsHost() {
