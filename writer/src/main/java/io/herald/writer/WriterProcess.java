@@ -5,6 +5,7 @@ import io.herald.common.id.UuidV7;
 import io.herald.common.json.Json;
 import io.herald.runtime.db.Databases;
 import io.herald.runtime.metrics.Metrics;
+import io.herald.runtime.ops.HealthCheck;
 import io.herald.runtime.ops.OpsServer;
 import io.herald.runtime.process.ProcessLifecycle;
 import io.herald.schema.CaptureSettings;
@@ -29,21 +30,22 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A running writer: connection pool, schema migration, the API server, the ops server ({@code
- * /health}, {@code /metrics}), the status view ({@code writer.status.enabled}) and, with {@code
- * writer.outbox.retention=keep}, the outbox purge. {@link WriterMain} runs one per JVM; tests start
- * one in-process on free ports.
+ * /health}, {@code /metrics}), the status view ({@code writer.status.enabled}, reading from {@code
+ * writer.kafka.bootstrap-servers}) and, with {@code writer.outbox.retention=keep}, the outbox
+ * purge. {@link WriterMain} runs one per JVM; tests start one in-process on free ports.
  *
  * <p>Start-up waits for PostgreSQL for at most {@code writer.db.startup-timeout}, logging every
  * failed attempt, then gives up with the last cause. Once up, an outage is not fatal: requests get
  * 503 and the pool reconnects by itself when the database returns.
  *
  * <p>{@link #close()} stops in reverse start order: API first (in-flight requests finish), then the
- * status view, the purge, the ops server, the pool and the registry. Thread-safe.
+ * purge, the status view, the ops server, the pool and the registry. Thread-safe.
  */
 public final class WriterProcess implements AutoCloseable {
 
@@ -85,14 +87,24 @@ public final class WriterProcess implements AutoCloseable {
       HikariDataSource pool =
           components.register(
               "database pool", Databases.pool("writer", config.database(), registry));
-      // The ops server comes first so /health reports the database DOWN while start-up waits.
+      // The ops server comes first so /health answers during start-up: DOWN until the API listens
+      // (a readiness probe must not route traffic to a writer that is still migrating).
+      AtomicBoolean apiReady = new AtomicBoolean();
       OpsServer ops =
           components.register(
               "ops server",
               OpsServer.builder("writer", registry)
-                  .host(config.httpHost())
+                  .host(config.opsHost())
                   .port(config.opsPort())
                   .healthCheck(Databases.healthCheck("database", pool))
+                  .healthCheck(
+                      HealthCheck.of(
+                          "api",
+                          () ->
+                              apiReady.get()
+                                  ? HealthCheck.Status.up("accepting requests")
+                                  : HealthCheck.Status.down(
+                                      "starting: waiting for the database and migrations")))
                   .stopTimeout(STOP_TIMEOUT)
                   .start());
       awaitDatabase(pool, config);
@@ -109,6 +121,15 @@ public final class WriterProcess implements AutoCloseable {
               UuidV7.system(),
               clock,
               Json.mapper());
+      if (config.get(WriterConfig.STATUS_ENABLED)) {
+        // After the migration (it needs V5) and before the API, so it stops after the API and
+        // before the pool. Never blocks start-up: Kafka is reached in the background.
+        StatusView status =
+            components.register(
+                "status view",
+                StatusView.start(StatusSettings.from(config), pool, clock, registry));
+        ops.addHealthCheck(status.healthCheck());
+      }
       if (config.outboxRetention() == WriterConfig.OutboxRetention.KEEP) {
         OutboxPurger purger =
             components.register(
@@ -122,15 +143,6 @@ public final class WriterProcess implements AutoCloseable {
                     clock,
                     registry));
         purger.start();
-      }
-      if (config.get(WriterConfig.STATUS_ENABLED)) {
-        // After the migration (it needs V5) and before the API, so it stops after the API and
-        // before the pool. Never blocks start-up: Kafka is reached in the background.
-        StatusView status =
-            components.register(
-                "status view",
-                StatusView.start(StatusSettings.from(config), pool, clock, registry));
-        ops.addHealthCheck(status.healthCheck());
       }
       PublicationApi handler =
           new PublicationApi(
@@ -159,6 +171,7 @@ public final class WriterProcess implements AutoCloseable {
                       config.httpRetryAfter(),
                       STOP_TIMEOUT),
                   registry));
+      apiReady.set(true);
       log.info(
           "Writer ready: API on port {}, /health and /metrics on port {}", api.port(), ops.port());
       return new WriterProcess(components, api, ops, registry);

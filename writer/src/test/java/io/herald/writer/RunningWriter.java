@@ -52,6 +52,7 @@ public final class RunningWriter implements AutoCloseable {
     Map<String, String> properties = new HashMap<>();
     properties.put("writer.http.host", "127.0.0.1");
     properties.put("writer.http.port", "0");
+    properties.put("writer.ops.host", "127.0.0.1");
     properties.put("writer.ops.port", "0");
     properties.put("writer.db.jdbc-url", stack.jdbcUrl());
     properties.put("writer.db.user", stack.user());

@@ -108,6 +108,13 @@ public final class WriterConfig {
                   Duration.ofSeconds(2),
                   "Retry-After sent with every 503 (database unavailable, overloaded); whole seconds.")
               .validatedBy(Validator.positive()));
+  public static final ConfigKey<String> OPS_HOST =
+      KEYS.define(
+          ConfigKey.optional(
+              "writer.ops.host",
+              ConfigType.STRING,
+              "0.0.0.0",
+              "Interface /health and /metrics bind to."));
   public static final ConfigKey<Integer> OPS_PORT =
       KEYS.define(
           ConfigKey.optional(
@@ -116,6 +123,90 @@ public final class WriterConfig {
                   8081,
                   "Port of /health and /metrics, apart from the API so they can stay internal (0 = any free port).")
               .validatedBy(Validator.port()));
+  public static final ConfigKey<String> KAFKA_BOOTSTRAP_SERVERS =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.kafka.bootstrap-servers",
+                  ConfigType.STRING,
+                  "localhost:9092",
+                  "Kafka brokers (host:port,...) the status view reads delivery status events from,"
+                      + " for GET /v1/publications/{id}; switched off by writer.status.enabled.")
+              .validatedBy(Validator.notBlank()));
+  public static final ConfigKey<String> STATUS_TOPIC =
+      KEYS.define(
+          ConfigKey.optional(
+              "writer.status.topic",
+              ConfigType.STRING,
+              "herald.delivery.events",
+              "Topic of the consumer's status events (written by the relay from consumer.outbox)."));
+  public static final ConfigKey<String> STATUS_GROUP_ID =
+      KEYS.define(
+          ConfigKey.optional(
+              "writer.status.group-id",
+              ConfigType.STRING,
+              "herald-writer-status",
+              "Kafka consumer group of the writer's status view (all writer instances share it)."));
+  public static final ConfigKey<Boolean> STATUS_ENABLED =
+      KEYS.define(
+          ConfigKey.optional(
+              "writer.status.enabled",
+              ConfigType.BOOLEAN,
+              true,
+              "Follow herald.delivery.events and show each job's delivery status and remote id."));
+  public static final ConfigKey<Integer> STATUS_MAX_POLL_RECORDS =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.status.max-poll-records",
+                  ConfigType.INT,
+                  500,
+                  "Most events per poll, all applied in one transaction.")
+              .validatedBy(Validator.between(1, 10_000)));
+  public static final ConfigKey<Duration> STATUS_FAILURE_BACKOFF =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.status.failure-backoff",
+                  ConfigType.DURATION,
+                  Duration.ofSeconds(5),
+                  "Pause before a batch that failed (database or broker unavailable) is read again.")
+              .validatedBy(Validator.positive()));
+  public static final ConfigKey<Duration> STATUS_MAX_SILENCE =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.status.max-silence",
+                  ConfigType.DURATION,
+                  Duration.ofSeconds(60),
+                  "Without a poll or broker contact for this long, /health shows the status view DEGRADED.")
+              .validatedBy(Validator.atLeast(Duration.ofSeconds(1))));
+  public static final ConfigKey<Duration> STATUS_INBOX_RETENTION =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.status.inbox-retention",
+                  ConfigType.DURATION,
+                  Duration.ofDays(7),
+                  "How long writer.inbox remembers an event id (redeliveries within it are dropped).")
+              .validatedBy(Validator.atLeast(Duration.ofMinutes(1))));
+  public static final ConfigKey<Duration> STATUS_INBOX_PURGE_INTERVAL =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.status.inbox-purge-interval",
+                  ConfigType.DURATION,
+                  Duration.ofMinutes(10),
+                  "Pause between purges of inbox rows older than inbox-retention.")
+              .validatedBy(Validator.positive()));
+  public static final ConfigKey<Integer> STATUS_INBOX_PURGE_BATCH_SIZE =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.status.inbox-purge-batch-size",
+                  ConfigType.INT,
+                  1000,
+                  "Inbox rows deleted per purge statement; at most 100 statements per run.")
+              .validatedBy(Validator.between(1, 100_000)));
+  public static final String KAFKA_CONSUMER =
+      KEYS.passThrough(
+          "writer.kafka.consumer.",
+          "KafkaConsumer settings of the status view (security, fetch sizes, ...); not the ones"
+              + " Herald sets: bootstrap.servers, group.id, enable.auto.commit, max.poll.records,"
+              + " deserializers.");
   public static final ConfigKey<Integer> BATCH_MAX_ITEMS =
       KEYS.define(
           ConfigKey.optional(
@@ -202,93 +293,6 @@ public final class WriterConfig {
                   Duration.ofMinutes(1),
                   "Pause between purge runs when retention is keep.")
               .validatedBy(Validator.positive()));
-
-  // --- Status view (io.herald.writer.status): job status from herald.delivery.events ---------
-  public static final ConfigKey<Boolean> STATUS_ENABLED =
-      KEYS.define(
-          ConfigKey.optional(
-              "writer.status.enabled",
-              ConfigType.BOOLEAN,
-              true,
-              "Follow herald.delivery.events and show each job's delivery status and remote id."));
-  public static final ConfigKey<String> STATUS_KAFKA_BOOTSTRAP_SERVERS =
-      KEYS.define(
-          ConfigKey.optional(
-                  "writer.status.kafka.bootstrap-servers",
-                  ConfigType.STRING,
-                  "localhost:9092",
-                  "Kafka bootstrap servers (host:port,...) the status view reads from.")
-              .validatedBy(Validator.notBlank()));
-  public static final ConfigKey<String> STATUS_TOPIC =
-      KEYS.define(
-          ConfigKey.optional(
-                  "writer.status.topic",
-                  ConfigType.STRING,
-                  "herald.delivery.events",
-                  "Topic of the consumer's status events.")
-              .validatedBy(Validator.notBlank()));
-  public static final ConfigKey<String> STATUS_GROUP_ID =
-      KEYS.define(
-          ConfigKey.optional(
-                  "writer.status.group-id",
-                  ConfigType.STRING,
-                  "herald-writer-status",
-                  "Consumer group shared by every writer instance.")
-              .validatedBy(Validator.notBlank()));
-  public static final ConfigKey<Integer> STATUS_MAX_POLL_RECORDS =
-      KEYS.define(
-          ConfigKey.optional(
-                  "writer.status.max-poll-records",
-                  ConfigType.INT,
-                  500,
-                  "Most events per poll, all applied in one transaction.")
-              .validatedBy(Validator.between(1, 10_000)));
-  public static final ConfigKey<Duration> STATUS_FAILURE_BACKOFF =
-      KEYS.define(
-          ConfigKey.optional(
-                  "writer.status.failure-backoff",
-                  ConfigType.DURATION,
-                  Duration.ofSeconds(5),
-                  "Pause before a batch that failed (database or broker unavailable) is read again.")
-              .validatedBy(Validator.positive()));
-  public static final ConfigKey<Duration> STATUS_MAX_SILENCE =
-      KEYS.define(
-          ConfigKey.optional(
-                  "writer.status.max-silence",
-                  ConfigType.DURATION,
-                  Duration.ofSeconds(60),
-                  "Without a poll or broker contact for this long, /health shows the status view DEGRADED.")
-              .validatedBy(Validator.atLeast(Duration.ofSeconds(1))));
-  public static final ConfigKey<Duration> STATUS_INBOX_RETENTION =
-      KEYS.define(
-          ConfigKey.optional(
-                  "writer.status.inbox-retention",
-                  ConfigType.DURATION,
-                  Duration.ofDays(7),
-                  "How long writer.inbox remembers an event id (redeliveries within it are dropped).")
-              .validatedBy(Validator.atLeast(Duration.ofMinutes(1))));
-  public static final ConfigKey<Duration> STATUS_INBOX_PURGE_INTERVAL =
-      KEYS.define(
-          ConfigKey.optional(
-                  "writer.status.inbox-purge-interval",
-                  ConfigType.DURATION,
-                  Duration.ofMinutes(10),
-                  "Pause between purges of inbox rows older than inbox-retention.")
-              .validatedBy(Validator.positive()));
-  public static final ConfigKey<Integer> STATUS_INBOX_PURGE_BATCH_SIZE =
-      KEYS.define(
-          ConfigKey.optional(
-                  "writer.status.inbox-purge-batch-size",
-                  ConfigType.INT,
-                  1000,
-                  "Inbox rows deleted per purge statement; at most 100 statements per run.")
-              .validatedBy(Validator.between(1, 100_000)));
-  public static final String STATUS_KAFKA_CONSUMER =
-      KEYS.passThrough(
-          "writer.status.kafka.consumer.",
-          "KafkaConsumer settings of the status view (security, fetch sizes, ...); not the ones"
-              + " Herald sets: bootstrap.servers, group.id, enable.auto.commit, max.poll.records,"
-              + " deserializers.");
 
   /**
    * {@code writer.tenants.<tenant>.*}: one instance per tenant; the instance name is the tenant id.
@@ -427,6 +431,23 @@ public final class WriterConfig {
 
   public Duration httpRetryAfter() {
     return values.get(HTTP_RETRY_AFTER);
+  }
+
+  /** The Kafka brokers of the status view. */
+  public String kafkaBootstrapServers() {
+    return values.get(KAFKA_BOOTSTRAP_SERVERS);
+  }
+
+  public String statusTopic() {
+    return values.get(STATUS_TOPIC);
+  }
+
+  public String statusGroupId() {
+    return values.get(STATUS_GROUP_ID);
+  }
+
+  public String opsHost() {
+    return values.get(OPS_HOST);
   }
 
   public int opsPort() {

@@ -13,8 +13,8 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 /**
  * The status view's settings ({@code writer.status.*}), validated once. Immutable.
  *
- * @param consumerOverrides {@code writer.status.kafka.consumer.*} with the prefix stripped; holds
- *     secrets, never logged
+ * @param consumerOverrides {@code writer.kafka.consumer.*} with the prefix stripped; holds secrets,
+ *     never logged
  */
 public record StatusSettings(
     String bootstrapServers,
@@ -70,16 +70,16 @@ public record StatusSettings(
    * @throws ConfigException a pass-through key sets what Herald owns (named with its value)
    */
   public static StatusSettings from(WriterConfig config) {
-    Map<String, String> overrides = config.values().passThrough(WriterConfig.STATUS_KAFKA_CONSUMER);
+    Map<String, String> overrides = config.values().passThrough(WriterConfig.KAFKA_CONSUMER);
     List<String> problems = new ArrayList<>();
     for (String owned : OWNED.stream().sorted().toList()) {
       if (overrides.containsKey(owned)) {
         problems.add(
-            WriterConfig.STATUS_KAFKA_CONSUMER
+            WriterConfig.KAFKA_CONSUMER
                 + owned
                 + "="
                 + overrides.get(owned)
-                + " is set by Herald: use the writer.status.* keys (offsets are committed only"
+                + " is set by Herald: use writer.kafka.bootstrap-servers and the writer.status.* keys (offsets are committed only"
                 + " after the database commit)");
       }
     }
@@ -87,9 +87,9 @@ public record StatusSettings(
       throw new ConfigException(problems);
     }
     return new StatusSettings(
-        config.get(WriterConfig.STATUS_KAFKA_BOOTSTRAP_SERVERS),
-        config.get(WriterConfig.STATUS_TOPIC),
-        config.get(WriterConfig.STATUS_GROUP_ID),
+        config.kafkaBootstrapServers(),
+        config.statusTopic(),
+        config.statusGroupId(),
         config.get(WriterConfig.STATUS_MAX_POLL_RECORDS),
         POLL_TIMEOUT,
         config.get(WriterConfig.STATUS_FAILURE_BACKOFF),

@@ -13,6 +13,11 @@ import io.herald.writer.RunningWriter;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -81,6 +86,53 @@ class BatchIT {
     for (String article : articles) {
       assertThat(jobsOf(article)).isEqualTo(1);
       assertThat(eventsOf(article)).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void shouldNotDeadlockWhenBatchesWithTheSameKeysInOppositeOrderRace() throws Exception {
+    for (int round = 0; round < 5; round++) {
+      List<String> articles = new ArrayList<>();
+      for (int i = 0; i < 20; i++) {
+        articles.add(uniqueArticle());
+      }
+      List<String> forward = articles.stream().map(a -> body(a, "{\"v\":1}")).toList();
+      List<String> backward = new ArrayList<>(forward);
+      java.util.Collections.reverse(backward);
+      String first = "[" + String.join(",", forward) + "]";
+      String second = "[" + String.join(",", backward) + "]";
+
+      CountDownLatch go = new CountDownLatch(1);
+      ExecutorService threads = Executors.newFixedThreadPool(2);
+      Future<HttpResponse<String>> one =
+          threads.submit(
+              () -> {
+                go.await();
+                return writer.post(PublicationApi.BATCH, TOKEN_A, first);
+              });
+      Future<HttpResponse<String>> two =
+          threads.submit(
+              () -> {
+                go.await();
+                return writer.post(PublicationApi.BATCH, TOKEN_A, second);
+              });
+      go.countDown();
+      HttpResponse<String> a = one.get(60, TimeUnit.SECONDS);
+      HttpResponse<String> b = two.get(60, TimeUnit.SECONDS);
+      threads.shutdown();
+
+      assertThat(a.statusCode()).as(a.body()).isEqualTo(200);
+      assertThat(b.statusCode()).as(b.body()).isEqualTo(200);
+      List<Integer> statuses = new ArrayList<>();
+      results(a).forEach(r -> statuses.add(r.get("status").asInt()));
+      results(b).forEach(r -> statuses.add(r.get("status").asInt()));
+      // Every key: created by exactly one of the two batches, replayed by the other.
+      assertThat(statuses.stream().filter(s -> s == 201)).hasSize(20);
+      assertThat(statuses.stream().filter(s -> s == 200)).hasSize(20);
+      for (String article : articles) {
+        assertThat(jobsOf(article)).isEqualTo(1);
+        assertThat(eventsOf(article)).isEqualTo(1);
+      }
     }
   }
 

@@ -1,6 +1,7 @@
 package io.herald.writer.status;
 
 import static io.herald.writer.RunningWriter.TENANT_A;
+import static io.herald.writer.RunningWriter.TENANT_B;
 import static io.herald.writer.RunningWriter.TOKEN_A;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -55,7 +56,7 @@ class StatusViewIT {
             Map.of(
                 "writer.status.enabled",
                 "true",
-                "writer.status.kafka.bootstrap-servers",
+                "writer.kafka.bootstrap-servers",
                 stack.bootstrapServers(),
                 "writer.status.topic",
                 topic,
@@ -188,6 +189,20 @@ class StatusViewIT {
     await().atMost(WAIT).until(() -> job.get().get("status").asText().equals("FAILED"));
     assertThat(counter("invalid")).isGreaterThanOrEqualTo(invalid + 2);
     assertThat(inboxRows(wrongState.id())).isZero();
+  }
+
+  @Test
+  void shouldNotLetAnEventOfAnotherTenantChangeAJob() {
+    Job job = newJob();
+    double unknown = counter("unknown_job");
+    PublicationKey otherTenant =
+        new PublicationKey(
+            TENANT_B, job.key().articleId(), job.key().revisionId(), job.key().destination());
+
+    events.send(StatusEvents.event(job.id(), otherTenant, "FAILED", null, Instant.now()));
+
+    await().atMost(WAIT).until(() -> counter("unknown_job") >= unknown + 1);
+    assertThat(job.get().get("status").asText()).isEqualTo("REQUESTED");
   }
 
   @Test

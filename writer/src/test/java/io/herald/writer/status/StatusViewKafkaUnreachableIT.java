@@ -36,7 +36,7 @@ class StatusViewKafkaUnreachableIT {
             Map.of(
                 "writer.status.enabled",
                 "true",
-                "writer.status.kafka.bootstrap-servers",
+                "writer.kafka.bootstrap-servers",
                 nobody,
                 "writer.status.topic",
                 stack.topic("delivery-events"),
