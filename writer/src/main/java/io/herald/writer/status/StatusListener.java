@@ -52,6 +52,7 @@ final class StatusListener implements AutoCloseable {
   private static final Duration PROBE_MAX_INTERVAL = Duration.ofSeconds(10);
   private static final Duration PROBE_MAX_TIMEOUT = Duration.ofSeconds(5);
   private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
+  private static final Duration STACK_TRACE_INTERVAL = Duration.ofMinutes(1);
 
   enum State {
     NEW,
@@ -77,6 +78,7 @@ final class StatusListener implements AutoCloseable {
   private volatile long lastContactNanos; // 0: never
   private volatile boolean reportedDegraded;
   private long lastProbeNanos = System.nanoTime();
+  private long lastStackTraceNanos = System.nanoTime() - STACK_TRACE_INTERVAL.toNanos();
   private KafkaClientMetrics kafkaMetrics;
   private Thread thread;
 
@@ -207,12 +209,7 @@ final class StatusListener implements AutoCloseable {
             break;
           }
           metrics.failure();
-          log.error(
-              "Status view: handling {} records from {} failed; reading them again in {}",
-              records.count(),
-              settings.topic(),
-              settings.failureBackoff(),
-              e);
+          logFailure(records.count(), e);
           recover(records);
           pause(settings.failureBackoff());
         }
@@ -221,6 +218,38 @@ final class StatusListener implements AutoCloseable {
     } finally {
       closeConsumer();
     }
+  }
+
+  /**
+   * Logs a failed batch: with its stack trace at most once per {@link #STACK_TRACE_INTERVAL}, so a
+   * long outage retried every failure-backoff does not flood the log; always with the cause.
+   */
+  private void logFailure(int count, Exception e) {
+    long now = System.nanoTime();
+    if (now - lastStackTraceNanos >= STACK_TRACE_INTERVAL.toNanos()) {
+      lastStackTraceNanos = now;
+      log.error(
+          "Status view: handling {} records from {} failed; reading them again in {}",
+          count,
+          settings.topic(),
+          settings.failureBackoff(),
+          e);
+    } else {
+      log.error(
+          "Status view: handling {} records from {} failed again; reading them again in {}: {}",
+          count,
+          settings.topic(),
+          settings.failureBackoff(),
+          causes(e));
+    }
+  }
+
+  private static String causes(Throwable e) {
+    StringBuilder text = new StringBuilder(e.toString());
+    for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
+      text.append(" <- ").append(cause);
+    }
+    return text.toString();
   }
 
   /** The consumer, created (and subscribed) on first use or after a failure discarded it. */

@@ -26,8 +26,15 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -254,6 +261,44 @@ class StatusViewIT {
         .contains("herald_writer_status_events_total{outcome=\"invalid\"")
         .contains("herald_writer_status_degraded")
         .contains("herald_writer_status_last_poll_age_seconds");
+  }
+
+  @Test
+  void shouldApplyAnEventOnceWhenTwoWritersRaceToApplyIt() throws Exception {
+    // Two writer instances during a rebalance can both hold the same record: the inbox's primary
+    // key makes the second transaction wait for the first and then see a duplicate.
+    Job job = newJob();
+    StatusStore store = new StatusStore(writer.dataSource(), Clock.systemUTC());
+    Instant start = Instant.now();
+    ExecutorService racers = Executors.newFixedThreadPool(2);
+    try {
+      for (int round = 0; round < 20; round++) {
+        StatusEvent event =
+            new StatusEvent(
+                UUID.randomUUID(),
+                job.id(),
+                TENANT_A,
+                round % 2 == 0 ? "RETRY_WAIT" : "PENDING",
+                null,
+                start.plusMillis(round).truncatedTo(ChronoUnit.MICROS));
+        CyclicBarrier barrier = new CyclicBarrier(2);
+        Callable<StatusStore.Outcome> apply =
+            () -> {
+              barrier.await(10, TimeUnit.SECONDS);
+              return store.apply(List.of(event)).getFirst();
+            };
+        Future<StatusStore.Outcome> first = racers.submit(apply);
+        Future<StatusStore.Outcome> second = racers.submit(apply);
+
+        assertThat(List.of(first.get(30, TimeUnit.SECONDS), second.get(30, TimeUnit.SECONDS)))
+            .as("round %d", round)
+            .containsExactlyInAnyOrder(StatusStore.Outcome.APPLIED, StatusStore.Outcome.DUPLICATE);
+        assertThat(inboxRows(event.messageId())).isEqualTo(1);
+      }
+    } finally {
+      racers.shutdownNow();
+    }
+    assertThat(job.get().get("status").asText()).isEqualTo("PENDING"); // round 19, the newest
   }
 
   @Test
