@@ -178,9 +178,10 @@ final class StatusListener implements AutoCloseable {
             + settings.groupId()
             + "; last poll "
             + sincePoll.toMillis()
-            + "ms ago, broker contact "
-            + sinceContact.toSeconds()
-            + "s ago");
+            + "ms ago, "
+            + (contact == 0
+                ? "connecting to " + settings.bootstrapServers()
+                : "broker contact " + sinceContact.toSeconds() + "s ago"));
   }
 
   private void loop() {
