@@ -24,12 +24,12 @@ import io.herald.writer.status.StatusView;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.opentelemetry.api.GlobalOpenTelemetry;
 import java.net.URI;
-import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -154,7 +154,8 @@ public final class WriterProcess implements AutoCloseable {
                   config.httpRetryAfter()),
               Json.mapper(),
               GlobalOpenTelemetry.get(),
-              new SecureRandom(),
+              // Trace ids must be random, not secret: a per-thread generator, no shared lock.
+              () -> ThreadLocalRandom.current().nextLong(),
               registry);
       ApiServer api =
           components.register(

@@ -61,17 +61,29 @@ public final class OutboxWriter {
         insert.setString(7, event.traceParent());
         insert.setString(8, event.traceState());
         insert.setObject(9, OffsetDateTime.ofInstant(event.occurredAt(), ZoneOffset.UTC));
-        insert.addBatch();
+        if (events.size() == 1) {
+          insert.executeUpdate(); // a single request: cheaper than the driver's batch machinery
+        } else {
+          insert.addBatch();
+        }
       }
-      insert.executeBatch();
+      if (events.size() > 1) {
+        insert.executeBatch();
+      }
     }
     if (retention == OutboxRetention.DELETE_IMMEDIATELY) {
       try (PreparedStatement delete = connection.prepareStatement(DELETE)) {
         for (OutboxEvent event : events) {
           delete.setObject(1, event.id());
-          delete.addBatch();
+          if (events.size() == 1) {
+            delete.executeUpdate();
+          } else {
+            delete.addBatch();
+          }
         }
-        delete.executeBatch();
+        if (events.size() > 1) {
+          delete.executeBatch();
+        }
       }
     }
   }

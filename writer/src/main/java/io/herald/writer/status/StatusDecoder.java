@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
@@ -66,7 +67,7 @@ final class StatusDecoder {
     }
     UUID messageId;
     try {
-      messageId = uuid(id);
+      messageId = uuid("header 'id'", id);
     } catch (IllegalArgumentException e) {
       return invalid(record, "invalid_id", "header 'id' is not a UUID: " + id);
     }
@@ -98,15 +99,16 @@ final class StatusDecoder {
               text(json, "articleId"),
               text(json, "revisionId"),
               text(json, "destination"));
-      uuid(text(json, "deliveryId"));
+      uuid("deliveryId", text(json, "deliveryId"));
       String state = text(json, "state");
       if (!STATES.contains(state)) {
-        throw new IllegalArgumentException("state " + state + " is not one of " + STATES);
+        throw new IllegalArgumentException(
+            "state " + state + " is not one of " + new TreeSet<>(STATES));
       }
       event =
           new StatusEvent(
               messageId,
-              uuid(text(json, "jobId")),
+              uuid("jobId", text(json, "jobId")),
               key.tenant(),
               state,
               remoteId(json),
@@ -162,11 +164,15 @@ final class StatusDecoder {
   }
 
   /** Strict: {@link UUID#fromString} accepts short forms such as {@code 1-2-3-4-5}. */
-  private static UUID uuid(String text) {
-    if (text.length() != 36) {
-      throw new IllegalArgumentException("not a UUID: " + text);
+  private static UUID uuid(String field, String text) {
+    try {
+      if (text.length() == 36) {
+        return UUID.fromString(text);
+      }
+    } catch (IllegalArgumentException e) {
+      // reported below, naming the field
     }
-    return UUID.fromString(text);
+    throw new IllegalArgumentException(field + " is not a UUID: " + text);
   }
 
   private static String remoteId(JsonNode json) {

@@ -60,7 +60,18 @@ public final class WriterBenchmark {
     void run(long sequence) throws Exception;
   }
 
-  record Result(String name, int clients, long ops, double seconds, long p50, long p99) {
+  /**
+   * @param cpuMicrosPerOp CPU time of this JVM per operation (load generator and writer, or JDBC
+   *     client), which, unlike the rate, does not depend on what else runs on the machine
+   */
+  record Result(
+      String name,
+      int clients,
+      long ops,
+      double seconds,
+      long p50,
+      long p99,
+      double cpuMicrosPerOp) {
     double rate() {
       return ops / seconds;
     }
@@ -191,19 +202,23 @@ public final class WriterBenchmark {
     run(clients, Duration.ofSeconds(warmupSeconds), operation, sequence, null);
     long[][] latencies = new long[clients][];
     long started = System.nanoTime();
+    long cpuStarted = processCpuNanos();
     long ops = run(clients, Duration.ofSeconds(seconds), operation, sequence, latencies);
     double elapsed = (System.nanoTime() - started) / 1e9;
+    double cpuPerOp = (processCpuNanos() - cpuStarted) / 1e3 / Math.max(1, ops);
     long[] all = Arrays.stream(latencies).flatMapToLong(Arrays::stream).sorted().toArray();
     Result result =
-        new Result(name, clients, ops, elapsed, percentile(all, 0.50), percentile(all, 0.99));
+        new Result(
+            name, clients, ops, elapsed, percentile(all, 0.50), percentile(all, 0.99), cpuPerOp);
     System.out.printf(
         Locale.ROOT,
-        "%-14s clients=%2d  %8.0f ops/s  p50 %6.2f ms  p99 %6.2f ms%n",
+        "%-14s clients=%2d  %8.0f ops/s  p50 %6.2f ms  p99 %6.2f ms  JVM CPU %5.0f us/op%n",
         name,
         clients,
         result.rate(),
         result.p50() / 1e6,
-        result.p99() / 1e6);
+        result.p99() / 1e6,
+        result.cpuMicrosPerOp());
     return result;
   }
 
@@ -248,6 +263,12 @@ public final class WriterBenchmark {
     }
   }
 
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
+  }
+
   private static long percentile(long[] sorted, double p) {
     if (sorted.length == 0) {
       return 0;
@@ -258,22 +279,24 @@ public final class WriterBenchmark {
   static void report(List<Result> results, int seconds, String postgresVersion) throws Exception {
     StringBuilder table = new StringBuilder();
     table.append(
-        "| clients | writer ops/s | writer p50 ms | writer p99 ms | raw JDBC ops/s | raw p50 ms | raw p99 ms | ratio |\n");
-    table.append("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+        "| clients | writer ops/s | writer p50 ms | writer p99 ms | writer JVM CPU us/op | raw JDBC ops/s | raw p50 ms | raw p99 ms | raw JVM CPU us/op | ratio |\n");
+    table.append("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     for (int i = 0; i + 1 < results.size(); i += 2) {
       Result writer = results.get(i);
       Result raw = results.get(i + 1);
       table.append(
           String.format(
               Locale.ROOT,
-              "| %d | %.0f | %.2f | %.2f | %.0f | %.2f | %.2f | %.2f |%n",
+              "| %d | %.0f | %.2f | %.2f | %.0f | %.0f | %.2f | %.2f | %.0f | %.2f |%n",
               writer.clients(),
               writer.rate(),
               writer.p50() / 1e6,
               writer.p99() / 1e6,
+              writer.cpuMicrosPerOp(),
               raw.rate(),
               raw.p50() / 1e6,
               raw.p99() / 1e6,
+              raw.cpuMicrosPerOp(),
               writer.rate() / raw.rate()));
     }
     String text =

@@ -62,6 +62,12 @@ class StatusDecoderTest {
     return record(change, ID.toString(), "PublicationPublished", "t1", "t1/a-84/dest-a");
   }
 
+  private String invalidDetail(ConsumerRecord<byte[], byte[]> record) {
+    Decoded decoded = decoder.decode(record);
+    assertThat(decoded).isInstanceOf(Decoded.Invalid.class);
+    return ((Decoded.Invalid) decoded).detail();
+  }
+
   private String invalidReason(ConsumerRecord<byte[], byte[]> record) {
     Decoded decoded = decoder.decode(record);
     assertThat(decoded).isInstanceOf(Decoded.Invalid.class);
@@ -123,6 +129,16 @@ class StatusDecoderTest {
         .isEqualTo("invalid_event");
     assertThat(invalidReason(record(v -> v.put("remoteId", 42)))).isEqualTo("invalid_event");
     assertThat(invalidReason(record(v -> v.put("tenant", "")))).isEqualTo("invalid_event");
+  }
+
+  @Test
+  void shouldNameTheFieldThatIsWrong() {
+    assertThat(invalidDetail(record(v -> v.put("jobId", "nope")))).contains("jobId");
+    assertThat(invalidDetail(record(v -> v.remove("deliveryId")))).contains("deliveryId");
+    assertThat(invalidDetail(record(v -> v.put("state", "DONE")))).contains("state DONE");
+    assertThat(invalidDetail(record(v -> v.put("occurredAt", "yesterday")))).contains("occurredAt");
+    assertThat(invalidDetail(record(v -> v.put("remoteId", 5)))).contains("remoteId");
+    assertThat(invalidDetail(record(v -> v.put("articleId", 5)))).contains("articleId");
   }
 
   @Test
