@@ -77,6 +77,8 @@ final class StatusListener implements AutoCloseable {
   private volatile long lastPollNanos = System.nanoTime();
   private volatile long lastContactNanos; // 0: never
   private volatile boolean reportedDegraded;
+  private volatile long failingSinceNanos; // 0: the last iteration succeeded
+  private volatile String lastFailure = "";
   private long lastProbeNanos = System.nanoTime();
   private long lastStackTraceNanos = System.nanoTime() - STACK_TRACE_INTERVAL.toNanos();
   private KafkaClientMetrics kafkaMetrics;
@@ -142,7 +144,10 @@ final class StatusListener implements AutoCloseable {
         settings.bootstrapServers());
   }
 
-  /** Degraded when the loop has not polled, or not heard from the broker, within max-silence. */
+  /**
+   * Degraded while batches fail (database or broker errors), or when the loop has not polled, or
+   * not heard from the broker, within max-silence.
+   */
   Health health() {
     State current = state.get();
     if (current != State.RUNNING) {
@@ -158,6 +163,17 @@ final class StatusListener implements AutoCloseable {
           "DEGRADED: no poll for "
               + sincePoll.toSeconds()
               + "s (the loop is stuck or backing off); job statuses lag");
+    }
+    long failing = failingSinceNanos;
+    if (failing != 0) {
+      return new Health(
+          true,
+          "DEGRADED: applying status events has failed for "
+              + Duration.ofNanos(System.nanoTime() - failing).toSeconds()
+              + "s, retried every "
+              + settings.failureBackoff()
+              + "; job statuses lag. Last failure: "
+              + lastFailure);
     }
     if (sinceContact.compareTo(settings.maxSilence()) > 0) {
       return new Health(
@@ -201,6 +217,7 @@ final class StatusListener implements AutoCloseable {
           } else {
             handle(kafka, records);
           }
+          failingSinceNanos = 0;
         } catch (WakeupException e) {
           if (state.get() == State.RUNNING) {
             log.warn("Status listener woken up while running; continuing", e);
@@ -210,6 +227,10 @@ final class StatusListener implements AutoCloseable {
             break;
           }
           metrics.failure();
+          if (failingSinceNanos == 0) {
+            failingSinceNanos = System.nanoTime();
+          }
+          lastFailure = causes(e);
           logFailure(records.count(), e);
           recover(records);
           pause(settings.failureBackoff());

@@ -84,6 +84,13 @@ class StatusViewDatabaseOutageIT {
       try {
         events.send(StatusEvents.event(jobId, key, "PUBLISHED", "remote-7", Instant.now()));
         await().atMost(WAIT).until(() -> failures(writer) >= 1);
+        assertThat(
+                StatusViewIT.json(writer.ops("/health").body())
+                    .get("checks")
+                    .get(StatusView.HEALTH_CHECK)
+                    .get("detail")
+                    .asText())
+            .startsWith("DEGRADED: applying status events has failed");
         writer.close(); // stopped while the batch cannot be stored
       } finally {
         stack.stack().postgres().start();
