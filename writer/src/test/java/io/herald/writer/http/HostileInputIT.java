@@ -13,7 +13,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.herald.devstack.HeraldIntegrationTest;
 import io.herald.devstack.StackContext;
 import io.herald.writer.RunningWriter;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -246,6 +248,28 @@ class HostileInputIT {
     assertThat(error.get("message").asText()).isNotBlank().doesNotContain("Exception");
     assertThat(writer.count("SELECT count(*) FROM writer.publication_job")).isEqualTo(jobsBefore);
     assertThat(writer.count("SELECT count(*) FROM writer.outbox")).isEqualTo(eventsBefore);
+  }
+
+  @Test
+  void shouldRefuseAChunkedBodyOverTheLimitWithoutWritingAnything() {
+    long jobsBefore = writer.count("SELECT count(*) FROM writer.publication_job");
+    byte[] body =
+        body(uniqueArticle(), "{\"t\":\"" + "x".repeat(MAX_BODY_BYTES) + "\"}")
+            .getBytes(StandardCharsets.UTF_8);
+
+    // No Content-Length: the limit is enforced while reading.
+    HttpResponse<String> response =
+        writer.exchange(
+            HttpRequest.newBuilder(writer.uri(PublicationApi.PUBLICATIONS))
+                .header("Content-Type", JSON)
+                .header("Authorization", "Bearer " + TOKEN_A)
+                .POST(
+                    HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body)))
+                .build());
+
+    assertThat(response.statusCode()).isEqualTo(413);
+    assertThat(json(response.body()).get("error").asText()).isEqualTo("payload_too_large");
+    assertThat(writer.count("SELECT count(*) FROM writer.publication_job")).isEqualTo(jobsBefore);
   }
 
   @Test
