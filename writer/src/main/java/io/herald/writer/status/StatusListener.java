@@ -110,7 +110,9 @@ final class StatusListener implements AutoCloseable {
         .baseUnit("seconds")
         .register(registry);
     Gauge.builder("herald.writer.status.degraded", this, l -> l.health().degraded() ? 1 : 0)
-        .description("1 while the status view lags (no poll or broker contact within max-silence)")
+        .description(
+            "1 while the status view lags (batches failing, or no poll or broker contact within"
+                + " max-silence)")
         .register(registry);
   }
 
@@ -135,7 +137,8 @@ final class StatusListener implements AutoCloseable {
       throw new IllegalStateException("status listener is " + state.get() + ", not NEW");
     }
     synchronized (this) {
-      thread = Thread.ofPlatform().name("herald-writer-status").start(this::loop);
+      // Daemon: a writer that is never closed must not be kept alive by its status view.
+      thread = Thread.ofPlatform().name("herald-writer-status").daemon(true).start(this::loop);
     }
     log.info(
         "Status view reading {} as group {} from {}",
