@@ -45,8 +45,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * pool of the same size, with pre-built parameters. The load generator is {@link PlainHttpClient}
  * (one keep-alive connection per client thread), which costs far less CPU than the JDK client on
  * the cores the writer and PostgreSQL share. Both use the default retention (delete-immediately).
- * System properties: {@code bench.seconds} (per point, default 10), {@code bench.warmup} (default
- * 5), {@code bench.clients} (default 1,8,32).
+ * System properties: {@code bench.seconds} (per point, default 10), {@code bench.warmup} (seconds
+ * before each point, default 5; the run starts with a JIT warm-up three times as long), {@code
+ * bench.clients} (default 1,8,32).
  */
 public final class WriterBenchmark {
 
@@ -122,6 +123,22 @@ public final class WriterBenchmark {
       ThreadLocal<PlainHttpClient> http =
           ThreadLocal.withInitial(() -> new PlainHttpClient("127.0.0.1", writer.apiPort()));
       String runId = UUID.randomUUID().toString().substring(0, 8);
+      // JIT warm-up of both paths before any point is measured; without it the first point (one
+      // client) measured the compiler, not the writer.
+      int most = Arrays.stream(clientCounts).max().orElse(1);
+      AtomicLong warmups = new AtomicLong();
+      run(
+          most,
+          Duration.ofSeconds(3L * warmup),
+          seq -> post(http.get(), runId + "-warm", seq),
+          warmups,
+          null);
+      run(
+          most,
+          Duration.ofSeconds(warmup),
+          seq -> rawInsert(raw, runId + "-warm", seq),
+          warmups,
+          null);
       for (int clients : clientCounts) {
         String prefix = runId + "-" + clients;
         results.add(
