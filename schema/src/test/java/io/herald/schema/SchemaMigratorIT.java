@@ -42,7 +42,7 @@ class SchemaMigratorIT {
   void shouldApplyEveryMigrationOnAnEmptyDatabaseAndNothingOnTheSecondRun() {
     DataSource dataSource = stack.dataSource();
 
-    assertThat(SchemaMigrator.migrate(dataSource, HeraldSchema.WRITER, capture)).isEqualTo(4);
+    assertThat(SchemaMigrator.migrate(dataSource, HeraldSchema.WRITER, capture)).isEqualTo(5);
     assertThat(SchemaMigrator.migrate(dataSource, HeraldSchema.CONSUMER, capture)).isEqualTo(5);
 
     assertThat(SchemaMigrator.migrate(dataSource, HeraldSchema.WRITER, capture)).isZero();
