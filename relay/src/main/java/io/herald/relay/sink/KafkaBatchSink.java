@@ -80,11 +80,12 @@ public final class KafkaBatchSink
     int attempt = 0;
     long firstFailureNanos = 0;
     while (next < batch.size()) {
-      List<Future<RecordMetadata>> sends = sendFrom(outgoing, next);
+      int from = next;
+      List<Future<RecordMetadata>> sends = sendFrom(outgoing, from);
       Throwable failure = null;
-      for (int i = next; i < batch.size(); i++) {
+      for (int i = from; i < batch.size(); i++) {
         if (outgoing.get(i) != null) {
-          Future<RecordMetadata> send = sends.get(i - next);
+          Future<RecordMetadata> send = sends.get(i - from);
           try {
             send.get();
           } catch (ExecutionException e) {
