@@ -33,6 +33,14 @@ import java.util.Properties;
  *   <li>{@code slot.retry.delay.ms=2000}: a standby taking over retries the slot every two seconds
  *       while the dead leader's walsender is still being torn down.
  * </ul>
+ *
+ * <p>The outbox routing is the contract of DESIGN.md, so it is set here rather than in the property
+ * file: one {@code EventRouter} per outbox table (selected by a {@code TopicNameMatches} predicate
+ * on the table's change topic), key {@code aggregate_id}, value the {@code payload} JSON text,
+ * headers {@code id}, {@code eventType}, {@code tenant}, {@code traceparent}, {@code tracestate},
+ * topic {@code relay.topics.publication-events} for {@code writer.outbox} and {@code
+ * relay.topics.delivery-events} for {@code consumer.outbox}. Transforms named in {@code
+ * debezium.transforms} run after these.
  */
 public final class EngineProperties {
 
@@ -44,6 +52,13 @@ public final class EngineProperties {
   private static final String HEARTBEAT_QUERY =
       "INSERT INTO herald_relay.heartbeat (id, beat_at) VALUES ('%s', now())"
           + " ON CONFLICT (id) DO UPDATE SET beat_at = EXCLUDED.beat_at";
+
+  static final String WRITER_ROUTER = "heraldWriterOutbox";
+  static final String CONSUMER_ROUTER = "heraldConsumerOutbox";
+
+  private static final String HEADERS =
+      "event_type:header:eventType,tenant_id:header:tenant,"
+          + "trace_parent:header:traceparent,trace_state:header:tracestate";
 
   private final Map<String, String> properties;
 
@@ -60,6 +75,8 @@ public final class EngineProperties {
    * @param predicates predicate names
    * @param predicateSettings {@code debezium.predicates.*}, prefix stripped
    * @param bootstrapServers Kafka brokers, for the offset store
+   * @param publicationEventsTopic topic for {@code writer.outbox} events
+   * @param deliveryEventsTopic topic for {@code consumer.outbox} events
    * @throws IllegalArgumentException listing every contradiction, each naming its key
    */
   public static EngineProperties from(
@@ -68,7 +85,9 @@ public final class EngineProperties {
       Map<String, String> transformSettings,
       List<String> predicates,
       Map<String, String> predicateSettings,
-      String bootstrapServers) {
+      String bootstrapServers,
+      String publicationEventsTopic,
+      String deliveryEventsTopic) {
     Map<String, String> p = new LinkedHashMap<>();
     p.put("name", ENGINE_NAME);
     p.put("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
@@ -94,20 +113,47 @@ public final class EngineProperties {
     p.put("heartbeat.interval.ms", "10000");
     p.putAll(source);
     p.putIfAbsent("heartbeat.action.query", String.format(HEARTBEAT_QUERY, p.get("slot.name")));
-    if (!transforms.isEmpty()) {
-      p.put("transforms", String.join(",", transforms));
-      transformSettings.forEach((key, value) -> p.put("transforms." + key, value));
-    }
-    if (!predicates.isEmpty()) {
-      p.put("predicates", String.join(",", predicates));
-      predicateSettings.forEach((key, value) -> p.put("predicates." + key, value));
-    }
+    List<String> allTransforms = new ArrayList<>(List.of(WRITER_ROUTER, CONSUMER_ROUTER));
+    allTransforms.addAll(transforms);
+    List<String> allPredicates = new ArrayList<>(List.of(WRITER_ROUTER, CONSUMER_ROUTER));
+    allPredicates.addAll(predicates);
+    String prefix = java.util.regex.Pattern.quote(p.get("topic.prefix"));
+    router(p, WRITER_ROUTER, prefix + "\\.writer\\.outbox", publicationEventsTopic);
+    router(p, CONSUMER_ROUTER, prefix + "\\.consumer\\.outbox", deliveryEventsTopic);
+    p.put("transforms", String.join(",", allTransforms));
+    transformSettings.forEach((key, value) -> p.put("transforms." + key, value));
+    p.put("predicates", String.join(",", allPredicates));
+    predicateSettings.forEach((key, value) -> p.put("predicates." + key, value));
     p.put("bootstrap.servers", bootstrapServers);
-    check(p, source);
+    check(p, source, transforms, predicates);
     return new EngineProperties(p);
   }
 
-  private static void check(Map<String, String> p, Map<String, String> source) {
+  private static void router(
+      Map<String, String> p, String name, String tablePattern, String topic) {
+    String t = "transforms." + name + ".";
+    p.put(t + "type", "io.debezium.transforms.outbox.EventRouter");
+    p.put(t + "predicate", name);
+    p.put(t + "table.field.event.id", "id");
+    p.put(t + "table.field.event.key", "aggregate_id");
+    p.put(t + "table.field.event.payload", "payload");
+    p.put(t + "table.fields.additional.placement", HEADERS);
+    p.put(t + "route.by.field", "aggregate_type");
+    // No ${routedByValue} in the replacement: every event of this table goes to one topic.
+    p.put(t + "route.topic.replacement", topic);
+    p.put(t + "route.tombstone.on.empty.payload", "false");
+    p.put(t + "table.expand.json.payload", "false");
+    p.put(
+        "predicates." + name + ".type",
+        "org.apache.kafka.connect.transforms.predicates.TopicNameMatches");
+    p.put("predicates." + name + ".pattern", tablePattern);
+  }
+
+  private static void check(
+      Map<String, String> p,
+      Map<String, String> source,
+      List<String> transforms,
+      List<String> predicates) {
     List<String> problems = new ArrayList<>();
     require(p, "plugin.name", "pgoutput", "the schema creates a pgoutput slot", problems);
     require(
@@ -138,6 +184,14 @@ public final class EngineProperties {
     for (String key : List.of("database.hostname", "database.user", "database.dbname")) {
       if (isBlank(p.get(key))) {
         problems.add("debezium.source." + key + ": required key is missing");
+      }
+    }
+    for (String name : List.of(WRITER_ROUTER, CONSUMER_ROUTER)) {
+      if (transforms.contains(name) || predicates.contains(name)) {
+        problems.add(
+            "debezium.transforms / debezium.predicates: '"
+                + name
+                + "' is the relay's own outbox router");
       }
     }
     if (source.containsKey("bootstrap.servers")) {
