@@ -1,0 +1,32 @@
+package io.herald.devstack;
+
+/**
+ * A real PostgreSQL server (wal_level=logical) and a real Kafka broker (KRaft) for tests and the
+ * local demo.
+ *
+ * <p>{@link #shared()} starts one stack per JVM on first use and stops it when the JVM exits. By
+ * default both servers run from the build's own dependencies (no Docker); with {@code
+ * -Dherald.stack=containers} or {@code HERALD_STACK=containers} they run in Docker through
+ * Testcontainers.
+ *
+ * <p>Thread-safe. Tests normally use {@link HeraldIntegrationTest} and {@link StackContext} instead
+ * of this interface directly.
+ */
+public interface HeraldStack {
+
+  /**
+   * The stack of this JVM, started on first call (blocking until both servers accept connections);
+   * later calls return the same instance.
+   *
+   * @throws IllegalStateException if the stack cannot start; every later call fails the same way
+   */
+  static HeraldStack shared() {
+    return SharedStack.get();
+  }
+
+  /** The PostgreSQL server; never null. */
+  PostgresServer postgres();
+
+  /** The Kafka broker; never null. */
+  KafkaBroker kafka();
+}

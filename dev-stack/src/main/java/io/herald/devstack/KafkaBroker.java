@@ -1,0 +1,65 @@
+package io.herald.devstack;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+
+/**
+ * A Kafka broker in KRaft mode with topic auto-creation switched off: tests create their topics.
+ *
+ * <p>Thread-safe. {@link #stop()} and {@link #start()} keep the port and the log directory, so
+ * records and committed offsets survive a restart.
+ */
+public interface KafkaBroker {
+
+  /** How long {@link #createTopic} waits for the broker. */
+  Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
+
+  /** The {@code bootstrap.servers} value for clients. */
+  String bootstrapServers();
+
+  /**
+   * Creates a topic with replication factor 1 and waits until the controller has accepted it.
+   *
+   * @throws IllegalStateException if the topic exists or the broker refuses or does not answer
+   */
+  default void createTopic(String name, int partitions) {
+    Map<String, Object> config =
+        Map.of(
+            AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+            bootstrapServers(),
+            AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+            (int) ADMIN_TIMEOUT.toMillis());
+    try (Admin admin = Admin.create(config)) {
+      admin
+          .createTopics(List.of(new NewTopic(name, partitions, (short) 1)))
+          .all()
+          .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while creating topic '" + name + "'", e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException(
+          "creating topic '"
+              + name
+              + "' with "
+              + partitions
+              + " partitions on "
+              + bootstrapServers()
+              + " failed",
+          e);
+    }
+  }
+
+  /** Stops the broker cleanly. No-op when stopped. */
+  void stop();
+
+  /** Starts the broker again on the same port and log directory. No-op when running. */
+  void start();
+}

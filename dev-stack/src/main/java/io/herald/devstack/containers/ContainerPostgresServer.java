@@ -1,0 +1,102 @@
+package io.herald.devstack.containers;
+
+import io.herald.devstack.PostgresServer;
+import org.testcontainers.DockerClientFactory;
+import org.testcontainers.postgresql.PostgreSQLContainer;
+import org.testcontainers.utility.DockerImageName;
+
+/** PostgreSQL 17 in Docker with the same settings as the embedded server. */
+final class ContainerPostgresServer implements PostgresServer {
+
+  private static final DockerImageName IMAGE = DockerImageName.parse("postgres:17-alpine");
+  private static final int CONTAINER_PORT = 5432;
+
+  private final PostgreSQLContainer container;
+  private final int hostPort;
+  private boolean running;
+
+  private ContainerPostgresServer(PostgreSQLContainer container, int hostPort) {
+    this.container = container;
+    this.hostPort = hostPort;
+  }
+
+  @SuppressWarnings("resource") // closed by close()
+  static ContainerPostgresServer launch() {
+    int hostPort = HostPorts.free();
+    PostgreSQLContainer container =
+        new PostgreSQLContainer(IMAGE)
+            .withDatabaseName("postgres")
+            .withUsername("postgres")
+            .withPassword("postgres")
+            .withCommand(
+                "postgres",
+                "-c",
+                "wal_level=logical",
+                "-c",
+                "max_replication_slots=64",
+                "-c",
+                "max_wal_senders=64",
+                "-c",
+                "max_connections=300",
+                "-c",
+                "fsync=off",
+                "-c",
+                "full_page_writes=off",
+                "-c",
+                "timezone=UTC")
+            .withCreateContainerCmdModifier(cmd -> HostPorts.bind(cmd, CONTAINER_PORT, hostPort));
+    container.start();
+    ContainerPostgresServer server = new ContainerPostgresServer(container, hostPort);
+    server.running = true;
+    return server;
+  }
+
+  @Override
+  public String host() {
+    return container.getHost();
+  }
+
+  @Override
+  public int port() {
+    return hostPort;
+  }
+
+  @Override
+  public String user() {
+    return container.getUsername();
+  }
+
+  @Override
+  public String password() {
+    return container.getPassword();
+  }
+
+  @Override
+  public synchronized void stop() {
+    if (!running) {
+      return;
+    }
+    DockerClientFactory.instance()
+        .client()
+        .stopContainerCmd(container.getContainerId())
+        .withTimeout(30)
+        .exec();
+    running = false;
+  }
+
+  @Override
+  public synchronized void start() {
+    if (running) {
+      return;
+    }
+    DockerClientFactory.instance().client().startContainerCmd(container.getContainerId()).exec();
+    ContainerReadiness.awaitTcp(host(), hostPort, "PostgreSQL");
+    ContainerReadiness.awaitJdbc(this);
+    running = true;
+  }
+
+  synchronized void close() {
+    container.stop();
+    running = false;
+  }
+}

@@ -1,0 +1,305 @@
+package io.herald.devstack.embedded;
+
+import io.herald.devstack.KafkaBroker;
+import java.io.File;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.lang.ProcessBuilder.Redirect;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.Uuid;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Apache Kafka (the {@code kafka_2.13} artifact of the build) in KRaft mode, one combined broker
+ * and controller, run as a child JVM with this JVM's class path.
+ *
+ * <p>Why a child JVM and not {@code KafkaRaftServer} in-process: a restart must behave like a real
+ * one (the in-process server leaves static metrics and threads behind and shares the test JVM's 1
+ * GB heap); stopping a process is what outage tests mean; and the broker's dependencies cannot
+ * clash with whatever the test JVM loads (Debezium, Connect). The price is about a second more
+ * start-up for the JVM.
+ */
+final class EmbeddedKafkaBroker implements KafkaBroker {
+
+  private static final Logger LOG = LoggerFactory.getLogger(EmbeddedKafkaBroker.class);
+  private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(90);
+  private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(30);
+  private static final String HOST = "127.0.0.1";
+
+  private final Path directory;
+  private final Path configFile;
+  private final Path logFile;
+  private final String clusterId;
+  private final int port;
+  private final int controllerPort;
+  private Process process;
+
+  private EmbeddedKafkaBroker(Path directory, int port, int controllerPort) {
+    this.directory = directory;
+    this.configFile = directory.resolve("server.properties");
+    this.logFile = directory.resolve("server.log");
+    this.clusterId = Uuid.randomUuid().toString();
+    this.port = port;
+    this.controllerPort = controllerPort;
+  }
+
+  static EmbeddedKafkaBroker start(Path directory) {
+    int port = FreePort.find();
+    int controllerPort = FreePort.find();
+    while (controllerPort == port) {
+      controllerPort = FreePort.find();
+    }
+    EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(directory, port, controllerPort);
+    broker.writeConfig();
+    broker.start();
+    return broker;
+  }
+
+  @Override
+  public String bootstrapServers() {
+    return HOST + ":" + port;
+  }
+
+  @Override
+  public synchronized void start() {
+    if (process != null && process.isAlive()) {
+      return;
+    }
+    long started = System.nanoTime();
+    ProcessBuilder builder =
+        new ProcessBuilder(command())
+            .directory(directory.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(Redirect.appendTo(logFile.toFile()));
+    // stdin stays a pipe: the child exits when it closes (see KafkaServerMain).
+    try {
+      process = builder.start();
+    } catch (IOException e) {
+      throw new UncheckedIOException("starting the Kafka child JVM failed: " + command(), e);
+    }
+    awaitReady();
+    StartupReport.print(
+        LOG,
+        "Kafka 4.3.1 (KRaft, child JVM pid %d) ready on %s in %d ms (logs %s)",
+        process.pid(),
+        bootstrapServers(),
+        Duration.ofNanos(System.nanoTime() - started).toMillis(),
+        logFile);
+  }
+
+  @Override
+  public synchronized void stop() {
+    if (process == null) {
+      return;
+    }
+    long started = System.nanoTime();
+    Process stopping = process;
+    process = null;
+    // SIGTERM runs Kafka's shutdown hook: a clean shutdown, so logs and offsets survive.
+    stopping.destroy();
+    try {
+      if (!stopping.waitFor(SHUTDOWN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+        LOG.warn(
+            "Kafka (pid {}) did not stop within {}; killing it", stopping.pid(), SHUTDOWN_TIMEOUT);
+        stopping.destroyForcibly().waitFor();
+      }
+    } catch (InterruptedException e) {
+      stopping.destroyForcibly();
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while stopping Kafka", e);
+    } finally {
+      closeQuietlyLogged(stopping.getOutputStream());
+    }
+    LOG.info(
+        "Kafka on {} stopped in {} ms",
+        bootstrapServers(),
+        Duration.ofNanos(System.nanoTime() - started).toMillis());
+  }
+
+  private List<String> command() {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-Xmx512m");
+    command.add("-Xms64m");
+    command.add("-XX:+UseSerialGC");
+    command.add("-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));
+    command.add("-Djava.awt.headless=true");
+    command.add("-Dlogback.configurationFile=io/herald/devstack/embedded/kafka-logback.xml");
+    command.add("-cp");
+    command.add(absoluteClassPath());
+    command.add(KafkaServerMain.class.getName());
+    command.add(configFile.toString());
+    command.add(clusterId);
+    return command;
+  }
+
+  /** The child runs in the broker's directory, so relative class path entries must be resolved. */
+  private static String absoluteClassPath() {
+    return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+        .filter(entry -> !entry.isBlank())
+        .map(entry -> Path.of(entry).toAbsolutePath().toString())
+        .collect(Collectors.joining(File.pathSeparator));
+  }
+
+  private Map<String, String> settings() {
+    Map<String, String> s = new LinkedHashMap<>();
+    s.put("process.roles", "broker,controller");
+    s.put("node.id", "1");
+    s.put("controller.quorum.voters", "1@" + HOST + ":" + controllerPort);
+    s.put(
+        "listeners",
+        "PLAINTEXT://" + HOST + ":" + port + ",CONTROLLER://" + HOST + ":" + controllerPort);
+    s.put("advertised.listeners", "PLAINTEXT://" + HOST + ":" + port);
+    s.put("controller.listener.names", "CONTROLLER");
+    s.put("inter.broker.listener.name", "PLAINTEXT");
+    s.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+    s.put("log.dirs", directory.resolve("logs").toString());
+    // Tests create their topics; a typo must fail, not create a topic.
+    s.put("auto.create.topics.enable", "false");
+    // One broker: every internal topic has one replica.
+    s.put("offsets.topic.replication.factor", "1");
+    s.put("offsets.topic.num.partitions", "5");
+    s.put("transaction.state.log.replication.factor", "1");
+    s.put("transaction.state.log.min.isr", "1");
+    s.put("transaction.state.log.num.partitions", "5");
+    s.put("share.coordinator.state.topic.replication.factor", "1");
+    s.put("share.coordinator.state.topic.min.isr", "1");
+    s.put("default.replication.factor", "1");
+    s.put("min.insync.replicas", "1");
+    s.put("num.partitions", "1");
+    // A consumer group's first member gets its partitions at once, not after 3 s.
+    s.put("group.initial.rebalance.delay.ms", "0");
+    // Small segments and a bounded retention keep the disk use of a long suite small.
+    s.put("log.segment.bytes", String.valueOf(16 * 1024 * 1024));
+    s.put("log.retention.ms", String.valueOf(Duration.ofHours(2).toMillis()));
+    s.put("log.retention.check.interval.ms", String.valueOf(Duration.ofMinutes(1).toMillis()));
+    s.put("log.cleaner.dedupe.buffer.size", String.valueOf(8 * 1024 * 1024));
+    s.put("num.network.threads", "2");
+    s.put("num.io.threads", "4");
+    s.put("num.recovery.threads.per.data.dir", "1");
+    return s;
+  }
+
+  private void writeConfig() {
+    Properties properties = new Properties();
+    properties.putAll(settings());
+    try {
+      Files.createDirectories(directory.resolve("logs"));
+      try (OutputStream out = Files.newOutputStream(configFile)) {
+        properties.store(out, "Herald dev stack: embedded Kafka broker");
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("writing " + configFile + " failed", e);
+    }
+  }
+
+  /** Waits until the broker answers a metadata request, or fails with the log's tail. */
+  private void awaitReady() {
+    Map<String, Object> config =
+        Map.of(
+            AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+            AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2_000,
+            AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 3_000,
+            AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 200);
+    long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
+    awaitListening(deadline);
+    try (Admin admin = Admin.create(config)) {
+      while (true) {
+        if (!process.isAlive()) {
+          throw new IllegalStateException(
+              "Kafka exited with status "
+                  + process.exitValue()
+                  + " during start-up; log tail:\n"
+                  + logTail());
+        }
+        try {
+          if (!admin.describeCluster().nodes().get(3, TimeUnit.SECONDS).isEmpty()) {
+            return;
+          }
+        } catch (ExecutionException | TimeoutException e) {
+          // Not listening yet: the loop retries until the deadline.
+          LOG.debug("Kafka on {} not ready yet: {}", bootstrapServers(), e.toString());
+        }
+        if (System.nanoTime() > deadline) {
+          process.destroyForcibly();
+          throw new IllegalStateException(
+              "Kafka on "
+                  + bootstrapServers()
+                  + " not ready after "
+                  + STARTUP_TIMEOUT
+                  + "; log tail:\n"
+                  + logTail());
+        }
+      }
+    } catch (InterruptedException e) {
+      process.destroyForcibly();
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for Kafka to start", e);
+    }
+  }
+
+  /**
+   * Waits for the listener socket first: an Admin client started earlier logs a warning for every
+   * refused connection.
+   */
+  private void awaitListening(long deadline) {
+    while (true) {
+      try (Socket socket = new Socket()) {
+        socket.connect(new InetSocketAddress(HOST, port), 1_000);
+        return;
+      } catch (IOException e) {
+        if (!process.isAlive() || System.nanoTime() > deadline) {
+          // The Admin loop reports the exit status or the timeout with the log's tail.
+          return;
+        }
+        pauseBeforeRetry();
+      }
+    }
+  }
+
+  private void pauseBeforeRetry() {
+    try {
+      Thread.sleep(50);
+    } catch (InterruptedException e) {
+      process.destroyForcibly();
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for Kafka to start", e);
+    }
+  }
+
+  private String logTail() {
+    try {
+      List<String> lines = Files.readAllLines(logFile, StandardCharsets.UTF_8);
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+    } catch (IOException e) {
+      return "(could not read " + logFile + ": " + e + ")";
+    }
+  }
+
+  private static void closeQuietlyLogged(OutputStream stream) {
+    try {
+      stream.close();
+    } catch (IOException e) {
+      LOG.debug("closing the pipe to a stopped Kafka child failed", e);
+    }
+  }
+}

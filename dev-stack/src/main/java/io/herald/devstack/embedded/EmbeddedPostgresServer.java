@@ -1,0 +1,154 @@
+package io.herald.devstack.embedded;
+
+import io.herald.devstack.PostgresServer;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.ProcessBuilder.Redirect;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * PostgreSQL 17 from the zonky binaries. Restart works by closing the zonky instance without
+ * deleting its data and building a new one on the same data directory and port: zonky skips {@code
+ * initdb} when the directory already holds a cluster.
+ */
+final class EmbeddedPostgresServer implements PostgresServer {
+
+  private static final Logger LOG = LoggerFactory.getLogger(EmbeddedPostgresServer.class);
+  private static final String USER = "postgres";
+  // initdb runs with trust authentication; the password is what clients may send, not checked.
+  private static final String PASSWORD = "postgres";
+  private static final Duration STARTUP_WAIT = Duration.ofSeconds(60);
+
+  /** Server settings; each line says why it differs from the PostgreSQL default. */
+  private static final Map<String, String> SETTINGS = settings();
+
+  private final Path dataDirectory;
+  private final Path binariesDirectory;
+  private final Path logFile;
+  private final int port;
+  private EmbeddedPostgres server;
+
+  private EmbeddedPostgresServer(Path directory, Path binariesDirectory, int port) {
+    this.dataDirectory = directory.resolve("data");
+    this.binariesDirectory = binariesDirectory;
+    this.logFile = directory.resolve("postgres.log");
+    this.port = port;
+  }
+
+  static EmbeddedPostgresServer start(Path directory, Path binariesDirectory) {
+    try {
+      Files.createDirectories(directory);
+      Files.createDirectories(binariesDirectory);
+    } catch (IOException e) {
+      throw new UncheckedIOException("creating " + directory + " failed", e);
+    }
+    EmbeddedPostgresServer server =
+        new EmbeddedPostgresServer(directory, binariesDirectory, FreePort.find());
+    server.start();
+    return server;
+  }
+
+  private static Map<String, String> settings() {
+    Map<String, String> settings = new LinkedHashMap<>();
+    settings.put("wal_level", "logical"); // Debezium reads the WAL through pgoutput
+    settings.put("max_replication_slots", "64"); // a slot per test class that runs a relay
+    settings.put("max_wal_senders", "64");
+    settings.put("max_connections", "300"); // a pool per process per test class
+    // zonky turns synchronous_commit off; outage tests need a commit to mean durable.
+    settings.put("synchronous_commit", "on");
+    // Safe while the machine stays up (a killed postmaster loses nothing the OS already holds).
+    settings.put("fsync", "off");
+    settings.put("full_page_writes", "off");
+    // TCP only: a socket path under target/ may exceed the 107-byte limit of Unix sockets.
+    settings.put("unix_socket_directories", "");
+    settings.put("timezone", "UTC");
+    return Map.copyOf(settings);
+  }
+
+  @Override
+  public String host() {
+    return "localhost";
+  }
+
+  @Override
+  public int port() {
+    return port;
+  }
+
+  @Override
+  public String user() {
+    return USER;
+  }
+
+  @Override
+  public String password() {
+    return PASSWORD;
+  }
+
+  @Override
+  public synchronized void start() {
+    if (server != null) {
+      return;
+    }
+    long started = System.nanoTime();
+    EmbeddedPostgres.Builder builder =
+        EmbeddedPostgres.builder()
+            .setOverrideWorkingDirectory(binariesDirectory.toFile())
+            .setDataDirectory(dataDirectory)
+            .setCleanDataDirectory(false)
+            .setRegisterShutdownHook(false)
+            .setPort(port)
+            .setPGStartupWait(STARTUP_WAIT)
+            .setOutputRedirector(Redirect.appendTo(logFile.toFile()))
+            .setErrorRedirector(Redirect.appendTo(logFile.toFile()));
+    SETTINGS.forEach(builder::setServerConfig);
+    try {
+      server = builder.start();
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "starting PostgreSQL on port "
+              + port
+              + " with data in "
+              + dataDirectory
+              + " failed"
+              + " (server log: "
+              + logFile
+              + ")",
+          e);
+    }
+    StartupReport.print(
+        LOG,
+        "PostgreSQL %s ready on %s:%d in %d ms (data %s)",
+        version(),
+        host(),
+        port,
+        Duration.ofNanos(System.nanoTime() - started).toMillis(),
+        dataDirectory);
+  }
+
+  @Override
+  public synchronized void stop() {
+    if (server == null) {
+      return;
+    }
+    long started = System.nanoTime();
+    try {
+      server.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException("stopping PostgreSQL on port " + port + " failed", e);
+    } finally {
+      server = null;
+    }
+    LOG.info(
+        "PostgreSQL on port {} stopped in {} ms",
+        port,
+        Duration.ofNanos(System.nanoTime() - started).toMillis());
+  }
+}

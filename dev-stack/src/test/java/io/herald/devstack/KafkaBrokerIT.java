@@ -1,0 +1,118 @@
+package io.herald.devstack;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+
+@HeraldIntegrationTest
+class KafkaBrokerIT {
+
+  @Test
+  void shouldConsumeWhatAnIdempotentAcksAllProducerSent(StackContext stack) throws Exception {
+    String topic = stack.topic("roundtrip");
+    stack.stack().kafka().createTopic(topic, 3);
+
+    try (KafkaProducer<String, String> producer = producer(stack, Duration.ofSeconds(30))) {
+      RecordMetadata sent =
+          producer
+              .send(new ProducerRecord<>(topic, "t1/a-1/dest-a", "hello"))
+              .get(30, TimeUnit.SECONDS);
+      assertEquals(topic, sent.topic());
+    }
+
+    List<ConsumerRecord<String, String>> received = new ArrayList<>();
+    try (KafkaConsumer<String, String> consumer = consumer(stack, stack.groupId("roundtrip"))) {
+      consumer.subscribe(List.of(topic));
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> {
+                consumer.poll(Duration.ofMillis(200)).forEach(received::add);
+                return !received.isEmpty();
+              });
+    }
+    assertEquals(1, received.size());
+    assertEquals("t1/a-1/dest-a", received.get(0).key());
+    assertEquals("hello", received.get(0).value());
+  }
+
+  @Test
+  void shouldNotCreateATopicWhenProducingOrSubscribingToIt(StackContext stack) throws Exception {
+    String missing = stack.topic("missing");
+
+    try (KafkaProducer<String, String> producer = producer(stack, Duration.ofSeconds(3))) {
+      ExecutionException failure =
+          assertThrows(
+              ExecutionException.class,
+              () ->
+                  producer.send(new ProducerRecord<>(missing, "k", "v")).get(10, TimeUnit.SECONDS));
+      assertInstanceOf(TimeoutException.class, failure.getCause());
+    }
+    try (KafkaConsumer<String, String> consumer = consumer(stack, stack.groupId("missing"))) {
+      consumer.subscribe(List.of(missing));
+      // The client asks for auto-creation (allow.auto.create.topics defaults to true); the
+      // broker must refuse. Polling is the metadata request that would create it.
+      consumer.poll(Duration.ofSeconds(3));
+    }
+
+    try (Admin admin =
+        Admin.create(
+            Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers()))) {
+      Set<String> topics = admin.listTopics().names().get(30, TimeUnit.SECONDS);
+      assertFalse(topics.contains(missing), "topic was auto-created: " + topics);
+    }
+  }
+
+  static KafkaProducer<String, String> producer(StackContext stack, Duration maxBlock) {
+    return new KafkaProducer<>(
+        Map.of(
+            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            stack.bootstrapServers(),
+            ProducerConfig.ACKS_CONFIG,
+            "all",
+            ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+            true,
+            ProducerConfig.MAX_BLOCK_MS_CONFIG,
+            (int) maxBlock.toMillis()),
+        new StringSerializer(),
+        new StringSerializer());
+  }
+
+  static KafkaConsumer<String, String> consumer(StackContext stack, String groupId) {
+    return new KafkaConsumer<>(
+        Map.of(
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            stack.bootstrapServers(),
+            ConsumerConfig.GROUP_ID_CONFIG,
+            groupId,
+            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+            "earliest",
+            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+            false),
+        new StringDeserializer(),
+        new StringDeserializer());
+  }
+}

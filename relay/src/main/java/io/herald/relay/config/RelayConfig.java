@@ -1,0 +1,366 @@
+package io.herald.relay.config;
+
+import io.herald.common.config.ConfigDef;
+import io.herald.common.config.ConfigException;
+import io.herald.common.config.ConfigKey;
+import io.herald.common.config.ConfigSource;
+import io.herald.common.config.ConfigType;
+import io.herald.common.config.ConfigValues;
+import io.herald.common.config.EffectiveConfig;
+import io.herald.common.config.Validator;
+import io.herald.common.event.Topics;
+import io.herald.runtime.db.DatabaseConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The relay's configuration, parsed once from {@code connect-config/relay.properties} plus {@code
+ * HERALD_*} environment overrides (mapping: {@link ConfigSource}). Debezium's own settings pass
+ * through by prefix, Debezium Server style: {@code debezium.source.*} (connector and offsets),
+ * {@code debezium.transforms} / {@code debezium.transforms.*} (the outbox EventRouter), {@code
+ * debezium.predicates} / {@code debezium.predicates.*}, {@code debezium.sink.kafka.producer.*} (the
+ * {@code KafkaProducer}). Immutable and thread-safe.
+ *
+ * <p>To add a key, define one constant below (before {@code DEF}); read it with {@link
+ * #get(ConfigKey)} or add a typed accessor.
+ */
+public final class RelayConfig {
+
+  private static final ConfigDef.Builder KEYS = ConfigDef.builder("relay");
+
+  public static final ConfigKey<String> OPS_HOST =
+      KEYS.define(
+          ConfigKey.optional(
+              "relay.ops.host",
+              ConfigType.STRING,
+              "0.0.0.0",
+              "Interface /health and /metrics bind to."));
+  public static final ConfigKey<Integer> OPS_PORT =
+      KEYS.define(
+          ConfigKey.optional(
+                  "relay.ops.port",
+                  ConfigType.INT,
+                  8082,
+                  "Port of /health and /metrics (0 = any free port).")
+              .validatedBy(Validator.port()));
+  public static final ConfigKey<Long> STANDBY_LOCK_KEY =
+      KEYS.define(
+          ConfigKey.optional(
+              "relay.standby.lock-key",
+              ConfigType.LONG,
+              4_851_102_017L,
+              "PostgreSQL advisory lock key: the relay holding it streams, the others wait as standbys. Same value for every relay of one database."));
+  public static final ConfigKey<Duration> STANDBY_POLL_INTERVAL =
+      KEYS.define(
+          ConfigKey.optional(
+                  "relay.standby.poll-interval",
+                  ConfigType.DURATION,
+                  Duration.ofSeconds(2),
+                  "How often a standby tries to take the lock (bounds fail-over time).")
+              .validatedBy(Validator.atLeast(Duration.ofMillis(100))));
+  public static final ConfigKey<Long> SLOT_LAG_WARN_BYTES =
+      KEYS.define(
+          ConfigKey.optional(
+                  "relay.slot.lag-warn-bytes",
+                  ConfigType.BYTES,
+                  1L << 30,
+                  "Retained WAL behind the slot above which /health reports a warning and a log line is written.")
+              .validatedBy(Validator.atLeast(1L)));
+  public static final ConfigKey<Duration> SLOT_LAG_CHECK_INTERVAL =
+      KEYS.define(
+          ConfigKey.optional(
+                  "relay.slot.lag-check-interval",
+                  ConfigType.DURATION,
+                  Duration.ofSeconds(30),
+                  "How often the slot lag is measured.")
+              .validatedBy(Validator.positive()));
+  public static final ConfigKey<String> KAFKA_BOOTSTRAP_SERVERS =
+      KEYS.define(
+          ConfigKey.required(
+              "relay.kafka.bootstrap-servers",
+              ConfigType.STRING,
+              "Kafka bootstrap servers, host:port[,host:port]."));
+  public static final ConfigKey<String> TOPIC_PUBLICATION_EVENTS =
+      KEYS.define(
+          ConfigKey.optional(
+                  "relay.topics.publication-events",
+                  ConfigType.STRING,
+                  Topics.PUBLICATION_EVENTS,
+                  "Topic for events from writer.outbox.")
+              .validatedBy(Validator.notBlank()));
+  public static final ConfigKey<String> TOPIC_DELIVERY_EVENTS =
+      KEYS.define(
+          ConfigKey.optional(
+                  "relay.topics.delivery-events",
+                  ConfigType.STRING,
+                  Topics.DELIVERY_EVENTS,
+                  "Topic for events from consumer.outbox.")
+              .validatedBy(Validator.notBlank()));
+  public static final ConfigKey<List<String>> DEBEZIUM_TRANSFORMS =
+      KEYS.define(
+          ConfigKey.optional(
+              "debezium.transforms",
+              ConfigType.LIST,
+              List.of("outbox"),
+              "Debezium transforms, in order (Kafka Connect 'transforms'); each configured under debezium.transforms.<name>.*."));
+  public static final ConfigKey<List<String>> DEBEZIUM_PREDICATES =
+      KEYS.define(
+          ConfigKey.optional(
+              "debezium.predicates",
+              ConfigType.LIST,
+              List.of(),
+              "Debezium predicates (Kafka Connect 'predicates'); each configured under debezium.predicates.<name>.*."));
+
+  /** Connector and offset settings handed to the embedded engine, prefix stripped. */
+  public static final String DEBEZIUM_SOURCE =
+      KEYS.passThrough(
+          "debezium.source.",
+          "Debezium PostgreSQL connector and engine settings (offsets, heartbeats, ...), passed to the embedded engine.");
+
+  /** Transform settings, prefix stripped ({@code outbox.type=...}). */
+  public static final String DEBEZIUM_TRANSFORMS_PREFIX =
+      KEYS.passThrough(
+          "debezium.transforms.",
+          "Settings of each transform named in debezium.transforms (the outbox EventRouter).");
+
+  /** Predicate settings, prefix stripped. */
+  public static final String DEBEZIUM_PREDICATES_PREFIX =
+      KEYS.passThrough(
+          "debezium.predicates.", "Settings of each predicate named in debezium.predicates.");
+
+  /** {@code KafkaProducer} settings, prefix stripped. */
+  public static final String DEBEZIUM_SINK_KAFKA_PRODUCER =
+      KEYS.passThrough(
+          "debezium.sink.kafka.producer.",
+          "KafkaProducer settings of the sink (acks, idempotence, security, ...).");
+
+  private static final ConfigDef DEF = KEYS.build(); // keep last: defining after build fails
+
+  /** {@code debezium.source.*} keys the relay cannot run without. */
+  private static final List<String> REQUIRED_SOURCE_KEYS =
+      List.of(
+          "connector.class",
+          "database.hostname",
+          "database.dbname",
+          "database.user",
+          "topic.prefix",
+          "publication.name",
+          "slot.name");
+
+  private final ConfigValues values;
+
+  private RelayConfig(ConfigValues values) {
+    this.values = values;
+    validate();
+  }
+
+  /** Reads {@code file} with {@code env} overrides ({@code System.getenv()} in production). */
+  public static RelayConfig load(Path file, Map<String, String> env) {
+    return from(ConfigSource.load(file, env));
+  }
+
+  /**
+   * Parses and validates {@code source}.
+   *
+   * @throws ConfigException naming every unknown key, missing key, bad value and contradiction
+   */
+  public static RelayConfig from(ConfigSource source) {
+    return new RelayConfig(DEF.read(source));
+  }
+
+  /** Every relay key, for documentation and tests. */
+  public static ConfigDef definition() {
+    return DEF;
+  }
+
+  private void validate() {
+    List<String> problems = new ArrayList<>();
+    Map<String, String> producer = kafkaProducer();
+    String bootstrap = producer.get("bootstrap.servers");
+    if (bootstrap != null && !bootstrap.equals(kafkaBootstrapServers())) {
+      problems.add(
+          DEBEZIUM_SINK_KAFKA_PRODUCER
+              + "bootstrap.servers="
+              + bootstrap
+              + " contradicts "
+              + KAFKA_BOOTSTRAP_SERVERS.name()
+              + "="
+              + kafkaBootstrapServers()
+              + ": set the brokers once, in "
+              + KAFKA_BOOTSTRAP_SERVERS.name());
+    }
+    for (String required : REQUIRED_SOURCE_KEYS) {
+      String value = debeziumSource().get(required);
+      if (value == null || value.isBlank()) {
+        problems.add(DEBEZIUM_SOURCE + required + ": required key is missing");
+      }
+    }
+    if ("true".equalsIgnoreCase(debeziumSource().get("extended.headers.enabled"))) {
+      problems.add(
+          DEBEZIUM_SOURCE
+              + "extended.headers.enabled=true contradicts the event contract: Debezium would add"
+              + " __debezium.context.* headers to every record");
+    }
+    String acks = producer.get("acks");
+    if (acks != null && !acks.equals("all") && !acks.equals("-1")) {
+      problems.add(
+          DEBEZIUM_SINK_KAFKA_PRODUCER
+              + "acks="
+              + acks
+              + " contradicts the no-lost-event guarantee: the relay needs acks=all");
+    }
+    String idempotence = producer.get("enable.idempotence");
+    if (idempotence != null && !idempotence.equalsIgnoreCase("true")) {
+      problems.add(
+          DEBEZIUM_SINK_KAFKA_PRODUCER
+              + "enable.idempotence="
+              + idempotence
+              + " contradicts ordered, duplicate-free retries: the relay needs enable.idempotence=true");
+    }
+    for (String transform : debeziumTransforms()) {
+      if (!debeziumTransformSettings().containsKey(transform + ".type")) {
+        problems.add(
+            DEBEZIUM_TRANSFORMS.name()
+                + "="
+                + String.join(",", debeziumTransforms())
+                + " names transform '"
+                + transform
+                + "' but "
+                + DEBEZIUM_TRANSFORMS_PREFIX
+                + transform
+                + ".type is not set");
+      }
+    }
+    for (String predicate : debeziumPredicates()) {
+      if (!debeziumPredicateSettings().containsKey(predicate + ".type")) {
+        problems.add(
+            DEBEZIUM_PREDICATES.name()
+                + "="
+                + String.join(",", debeziumPredicates())
+                + " names predicate '"
+                + predicate
+                + "' but "
+                + DEBEZIUM_PREDICATES_PREFIX
+                + predicate
+                + ".type is not set");
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new ConfigException(problems);
+    }
+  }
+
+  /** The value of any relay key (for keys without a typed accessor yet). */
+  public <T> T get(ConfigKey<T> key) {
+    return values.get(key);
+  }
+
+  /** The parsed values behind this config. */
+  public ConfigValues values() {
+    return values;
+  }
+
+  /** The effective configuration for the start-up log, secrets masked. */
+  public EffectiveConfig effective() {
+    return values.effective();
+  }
+
+  public String opsHost() {
+    return values.get(OPS_HOST);
+  }
+
+  public int opsPort() {
+    return values.get(OPS_PORT);
+  }
+
+  public long standbyLockKey() {
+    return values.get(STANDBY_LOCK_KEY);
+  }
+
+  public Duration standbyPollInterval() {
+    return values.get(STANDBY_POLL_INTERVAL);
+  }
+
+  public long slotLagWarnBytes() {
+    return values.get(SLOT_LAG_WARN_BYTES);
+  }
+
+  public Duration slotLagCheckInterval() {
+    return values.get(SLOT_LAG_CHECK_INTERVAL);
+  }
+
+  public String kafkaBootstrapServers() {
+    return values.get(KAFKA_BOOTSTRAP_SERVERS);
+  }
+
+  public String publicationEventsTopic() {
+    return values.get(TOPIC_PUBLICATION_EVENTS);
+  }
+
+  public String deliveryEventsTopic() {
+    return values.get(TOPIC_DELIVERY_EVENTS);
+  }
+
+  /** Transform names, in order ({@code transforms} for the engine). */
+  public List<String> debeziumTransforms() {
+    return values.get(DEBEZIUM_TRANSFORMS);
+  }
+
+  /** Predicate names ({@code predicates} for the engine). */
+  public List<String> debeziumPredicates() {
+    return values.get(DEBEZIUM_PREDICATES);
+  }
+
+  /**
+   * The captured database as a JDBC connection (for the standby advisory lock and the slot lag
+   * checks), from {@code debezium.source.database.hostname|port|dbname|user|password}: a pool of 2
+   * connections, 5s connect timeout.
+   */
+  public DatabaseConfig database() {
+    Map<String, String> source = debeziumSource();
+    String url =
+        "jdbc:postgresql://"
+            + source.get("database.hostname")
+            + ":"
+            + source.getOrDefault("database.port", "5432")
+            + "/"
+            + source.get("database.dbname");
+    return new DatabaseConfig(
+        url,
+        source.get("database.user"),
+        source.get("database.password"),
+        2,
+        Duration.ofSeconds(5));
+  }
+
+  /** {@code debezium.source.*}, prefix stripped: connector and engine properties. Holds secrets. */
+  public Map<String, String> debeziumSource() {
+    return values.passThrough(DEBEZIUM_SOURCE);
+  }
+
+  /** {@code debezium.transforms.*}, prefix stripped ({@code outbox.type}, ...). */
+  public Map<String, String> debeziumTransformSettings() {
+    return values.passThrough(DEBEZIUM_TRANSFORMS_PREFIX);
+  }
+
+  /** {@code debezium.predicates.*}, prefix stripped. */
+  public Map<String, String> debeziumPredicateSettings() {
+    return values.passThrough(DEBEZIUM_PREDICATES_PREFIX);
+  }
+
+  /**
+   * {@code debezium.sink.kafka.producer.*}, prefix stripped: KafkaProducer properties. Holds
+   * secrets.
+   */
+  public Map<String, String> kafkaProducer() {
+    return values.passThrough(DEBEZIUM_SINK_KAFKA_PRODUCER);
+  }
+
+  @Override
+  public String toString() {
+    return effective().render();
+  }
+}

@@ -1,0 +1,93 @@
+package io.herald.runtime.db;
+
+import io.herald.common.config.ConfigDef;
+import io.herald.common.config.ConfigKey;
+import io.herald.common.config.ConfigType;
+import io.herald.common.config.ConfigValues;
+import io.herald.common.config.Validator;
+import java.time.Duration;
+
+/**
+ * The database keys every process with a database shares, under a prefix ({@code writer.db}, {@code
+ * consumer.db}): {@code jdbc-url}, {@code user}, {@code password} (secret), {@code pool-size},
+ * {@code connect-timeout}. Immutable and thread-safe.
+ */
+public final class DatabaseKeys {
+
+  private final ConfigKey<String> jdbcUrl;
+  private final ConfigKey<String> user;
+  private final ConfigKey<String> password;
+  private final ConfigKey<Integer> poolSize;
+  private final ConfigKey<Duration> connectTimeout;
+
+  private DatabaseKeys(ConfigDef.Builder def, String prefix) {
+    jdbcUrl =
+        def.define(
+            ConfigKey.required(
+                    prefix + ".jdbc-url",
+                    ConfigType.STRING,
+                    "JDBC URL of the PostgreSQL database, jdbc:postgresql://host:port/database.")
+                .validatedBy(
+                    Validator.matches("jdbc:postgresql:.+", "must start with jdbc:postgresql:")));
+    user = def.define(ConfigKey.required(prefix + ".user", ConfigType.STRING, "Database user."));
+    password =
+        def.define(
+            ConfigKey.optional(
+                    prefix + ".password",
+                    ConfigType.STRING,
+                    null,
+                    "Database password; empty when the server does not ask for one.")
+                .secret());
+    poolSize =
+        def.define(
+            ConfigKey.optional(
+                    prefix + ".pool-size",
+                    ConfigType.INT,
+                    10,
+                    "Maximum connections in the pool (the pool keeps this many open).")
+                .validatedBy(Validator.between(1, 1000)));
+    connectTimeout =
+        def.define(
+            ConfigKey.optional(
+                    prefix + ".connect-timeout",
+                    ConfigType.DURATION,
+                    Duration.ofSeconds(5),
+                    "How long a caller waits for a pooled connection before failing.")
+                .validatedBy(Validator.atLeast(Duration.ofMillis(250))));
+  }
+
+  /** Defines the keys under {@code prefix} in {@code def}. */
+  public static DatabaseKeys define(ConfigDef.Builder def, String prefix) {
+    return new DatabaseKeys(def, prefix);
+  }
+
+  /** The database settings read from {@code values}. */
+  public DatabaseConfig read(ConfigValues values) {
+    return new DatabaseConfig(
+        values.get(jdbcUrl),
+        values.get(user),
+        values.get(password),
+        values.get(poolSize),
+        values.get(connectTimeout));
+  }
+
+  public ConfigKey<String> jdbcUrl() {
+    return jdbcUrl;
+  }
+
+  public ConfigKey<String> user() {
+    return user;
+  }
+
+  public ConfigKey<String> password() {
+    return password;
+  }
+
+  public ConfigKey<Integer> poolSize() {
+    return poolSize;
+  }
+
+  public ConfigKey<Duration> connectTimeout() {
+    return connectTimeout;
+  }
+}

@@ -1,0 +1,329 @@
+package io.herald.writer.config;
+
+import io.herald.common.config.ConfigDef;
+import io.herald.common.config.ConfigException;
+import io.herald.common.config.ConfigGroup;
+import io.herald.common.config.ConfigKey;
+import io.herald.common.config.ConfigSource;
+import io.herald.common.config.ConfigType;
+import io.herald.common.config.ConfigValues;
+import io.herald.common.config.EffectiveConfig;
+import io.herald.common.config.Validator;
+import io.herald.runtime.db.DatabaseConfig;
+import io.herald.runtime.db.DatabaseKeys;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The writer's configuration, parsed once from {@code connect-config/writer.properties} plus {@code
+ * HERALD_*} environment overrides (mapping: {@link ConfigSource}). Immutable and thread-safe.
+ *
+ * <p>To add a key, define one constant below (before {@code DEF}); read it with {@link
+ * #get(ConfigKey)} or add a typed accessor. Every key must also be documented in the shipped
+ * property file (a test checks it).
+ *
+ * <pre>{@code
+ * WriterConfig config = WriterConfig.load(Path.of("connect-config/writer.properties"), System.getenv());
+ * log.info("{}", config.effective());
+ * }</pre>
+ */
+public final class WriterConfig {
+
+  /** What happens to an outbox row once it is committed (the WAL already holds the event). */
+  public enum OutboxRetention {
+    /** Deleted in the inserting transaction: the table stays empty, the WAL carries the event. */
+    DELETE_IMMEDIATELY,
+    /** Kept for an audit window and purged in batches. */
+    KEEP
+  }
+
+  private static final ConfigDef.Builder KEYS = ConfigDef.builder("writer");
+
+  public static final ConfigKey<String> HTTP_HOST =
+      KEYS.define(
+          ConfigKey.optional(
+              "writer.http.host",
+              ConfigType.STRING,
+              "0.0.0.0",
+              "Interface the HTTP API binds to."));
+  public static final ConfigKey<Integer> HTTP_PORT =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.http.port",
+                  ConfigType.INT,
+                  8080,
+                  "Port of the HTTP API, /health and /metrics (0 = any free port).")
+              .validatedBy(Validator.port()));
+  public static final ConfigKey<Long> HTTP_REQUEST_MAX_BYTES =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.http.request-max-bytes",
+                  ConfigType.BYTES,
+                  1L << 20,
+                  "Largest request body accepted; larger answers 413.")
+              .validatedBy(Validator.between(1024L, 1L << 30)));
+  public static final ConfigKey<Duration> HTTP_READ_TIMEOUT =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.http.read-timeout",
+                  ConfigType.DURATION,
+                  Duration.ofSeconds(30),
+                  "Idle time after which a connection that sends nothing is closed.")
+              .validatedBy(Validator.positive()));
+  public static final ConfigKey<Integer> HTTP_MAX_CONCURRENT_REQUESTS =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.http.max-concurrent-requests",
+                  ConfigType.INT,
+                  64,
+                  "Requests served at once; more wait in a bounded queue, then get 503.")
+              .validatedBy(Validator.between(1, 10_000)));
+  public static final ConfigKey<Integer> BATCH_MAX_ITEMS =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.batch.max-items",
+                  ConfigType.INT,
+                  100,
+                  "Most items in one POST /v1/publications:batch (one transaction).")
+              .validatedBy(Validator.between(1, 10_000)));
+
+  private static final DatabaseKeys DB = DatabaseKeys.define(KEYS, "writer.db");
+
+  public static final ConfigKey<Boolean> DB_MIGRATE_ON_START =
+      KEYS.define(
+          ConfigKey.optional(
+              "writer.db.migrate-on-start",
+              ConfigType.BOOLEAN,
+              true,
+              "Apply the writer schema migrations (Flyway) at start."));
+  public static final ConfigKey<String> CAPTURE_PUBLICATION =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.capture.publication",
+                  ConfigType.STRING,
+                  "herald_outbox",
+                  "PostgreSQL publication the migrations create for the relay.")
+              .validatedBy(
+                  Validator.matches(
+                      "[a-z_][a-z0-9_]{0,62}", "must be a lowercase PostgreSQL identifier")));
+  public static final ConfigKey<String> CAPTURE_SLOT =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.capture.slot",
+                  ConfigType.STRING,
+                  "herald_relay",
+                  "Logical replication slot (pgoutput) the migrations create for the relay.")
+              .validatedBy(
+                  Validator.matches(
+                      "[a-z0-9_]{1,63}",
+                      "must be a replication slot name: lowercase letters, digits, _")));
+  public static final ConfigKey<OutboxRetention> OUTBOX_RETENTION =
+      KEYS.define(
+          ConfigKey.optional(
+              "writer.outbox.retention",
+              ConfigType.enumType(OutboxRetention.class),
+              OutboxRetention.KEEP,
+              "delete-immediately: delete the outbox row in the inserting transaction; keep: keep it keep-days, then purge."));
+  public static final ConfigKey<Integer> OUTBOX_KEEP_DAYS =
+      KEYS.define(
+          ConfigKey.optional(
+              "writer.outbox.keep-days",
+              ConfigType.INT,
+              7,
+              "Days an outbox row is kept when retention is keep."));
+  public static final ConfigKey<Integer> OUTBOX_PURGE_BATCH_SIZE =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.outbox.purge-batch-size",
+                  ConfigType.INT,
+                  1000,
+                  "Rows deleted per purge statement (bounds lock time and WAL burst).")
+              .validatedBy(Validator.between(1, 100_000)));
+  public static final ConfigKey<Duration> OUTBOX_PURGE_INTERVAL =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.outbox.purge-interval",
+                  ConfigType.DURATION,
+                  Duration.ofMinutes(1),
+                  "Pause between purge runs when retention is keep.")
+              .validatedBy(Validator.positive()));
+
+  /**
+   * {@code writer.tenants.<tenant>.*}: one instance per tenant; the instance name is the tenant id.
+   */
+  public static final ConfigGroup TENANTS =
+      KEYS.group("writer.tenants", "One entry per tenant; the name is the tenant id.");
+
+  public static final ConfigKey<String> TENANT_TOKEN_SHA256 =
+      TENANTS.define(
+          ConfigKey.required(
+                  "token-sha256",
+                  ConfigType.STRING,
+                  "Lowercase hex SHA-256 of the tenant's bearer token (the token itself is never configured).")
+              .validatedBy(Validator.sha256Hex())
+              .secret());
+
+  private static final ConfigDef DEF = KEYS.build(); // keep last: defining after build fails
+
+  private final ConfigValues values;
+  private final DatabaseConfig database;
+  private final Map<String, String> tenantTokenHashes;
+
+  private WriterConfig(ConfigValues values) {
+    this.values = values;
+    this.database = DB.read(values);
+    Map<String, String> tokens = new LinkedHashMap<>();
+    values.group(TENANTS).forEach((tenant, v) -> tokens.put(tenant, v.get(TENANT_TOKEN_SHA256)));
+    this.tenantTokenHashes = Collections.unmodifiableMap(tokens);
+    validate();
+  }
+
+  /** Reads {@code file} with {@code env} overrides ({@code System.getenv()} in production). */
+  public static WriterConfig load(Path file, Map<String, String> env) {
+    return from(ConfigSource.load(file, env));
+  }
+
+  /**
+   * Parses and validates {@code source}.
+   *
+   * @throws ConfigException naming every unknown key, missing key, bad value and contradiction
+   */
+  public static WriterConfig from(ConfigSource source) {
+    return new WriterConfig(DEF.read(source));
+  }
+
+  /** Every writer key, for documentation and tests. */
+  public static ConfigDef definition() {
+    return DEF;
+  }
+
+  private void validate() {
+    List<String> problems = new ArrayList<>();
+    if (outboxRetention() == OutboxRetention.KEEP && outboxKeepDays() <= 0) {
+      problems.add(
+          OUTBOX_KEEP_DAYS.name()
+              + "="
+              + outboxKeepDays()
+              + " contradicts "
+              + OUTBOX_RETENTION.name()
+              + "=keep: keeping rows needs at least 1 day (or use delete-immediately)");
+    }
+    if (tenantTokenHashes.isEmpty()) {
+      problems.add(
+          TENANTS.prefix()
+              + ".<tenant>."
+              + TENANT_TOKEN_SHA256.name()
+              + ": no tenant configured; every request would be rejected with 401");
+    }
+    Map<String, String> tenantByHash = new HashMap<>();
+    tenantTokenHashes.forEach(
+        (tenant, hash) -> {
+          String other = tenantByHash.putIfAbsent(hash, tenant);
+          if (other != null) {
+            problems.add(
+                TENANTS.prefix()
+                    + "."
+                    + other
+                    + "."
+                    + TENANT_TOKEN_SHA256.name()
+                    + " and "
+                    + TENANTS.prefix()
+                    + "."
+                    + tenant
+                    + "."
+                    + TENANT_TOKEN_SHA256.name()
+                    + " are equal: one token cannot identify two tenants");
+          }
+        });
+    if (!problems.isEmpty()) {
+      throw new ConfigException(problems);
+    }
+  }
+
+  /** The value of any writer key (for keys without a typed accessor yet). */
+  public <T> T get(ConfigKey<T> key) {
+    return values.get(key);
+  }
+
+  /** The parsed values behind this config. */
+  public ConfigValues values() {
+    return values;
+  }
+
+  /** The effective configuration for the start-up log, secrets masked. */
+  public EffectiveConfig effective() {
+    return values.effective();
+  }
+
+  public String httpHost() {
+    return values.get(HTTP_HOST);
+  }
+
+  public int httpPort() {
+    return values.get(HTTP_PORT);
+  }
+
+  public long httpRequestMaxBytes() {
+    return values.get(HTTP_REQUEST_MAX_BYTES);
+  }
+
+  public Duration httpReadTimeout() {
+    return values.get(HTTP_READ_TIMEOUT);
+  }
+
+  public int httpMaxConcurrentRequests() {
+    return values.get(HTTP_MAX_CONCURRENT_REQUESTS);
+  }
+
+  public int batchMaxItems() {
+    return values.get(BATCH_MAX_ITEMS);
+  }
+
+  public DatabaseConfig database() {
+    return database;
+  }
+
+  public boolean migrateOnStart() {
+    return values.get(DB_MIGRATE_ON_START);
+  }
+
+  public String capturePublication() {
+    return values.get(CAPTURE_PUBLICATION);
+  }
+
+  public String captureSlot() {
+    return values.get(CAPTURE_SLOT);
+  }
+
+  public OutboxRetention outboxRetention() {
+    return values.get(OUTBOX_RETENTION);
+  }
+
+  public int outboxKeepDays() {
+    return values.get(OUTBOX_KEEP_DAYS);
+  }
+
+  public int outboxPurgeBatchSize() {
+    return values.get(OUTBOX_PURGE_BATCH_SIZE);
+  }
+
+  public Duration outboxPurgeInterval() {
+    return values.get(OUTBOX_PURGE_INTERVAL);
+  }
+
+  /** Tenant id -> lowercase hex SHA-256 of its bearer token. */
+  public Map<String, String> tenantTokenHashes() {
+    return tenantTokenHashes;
+  }
+
+  @Override
+  public String toString() {
+    return effective().render();
+  }
+}

@@ -1,0 +1,194 @@
+package io.herald.writer.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.herald.common.config.ConfigException;
+import io.herald.common.config.ConfigKey;
+import io.herald.common.config.ConfigSource;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+
+class WriterConfigTest {
+
+  private static Path shipped() {
+    Path dir = Path.of("").toAbsolutePath();
+    while (dir != null && !Files.isDirectory(dir.resolve("connect-config"))) {
+      dir = dir.getParent();
+    }
+    if (dir == null) {
+      throw new IllegalStateException(
+          "connect-config/ not found above " + Path.of("").toAbsolutePath());
+    }
+    return dir.resolve("connect-config/writer.properties");
+  }
+
+  private static Map<String, String> shippedProperties() throws IOException {
+    Properties props = new Properties();
+    try (Reader reader = Files.newBufferedReader(shipped())) {
+      props.load(reader);
+    }
+    Map<String, String> map = new HashMap<>();
+    props.stringPropertyNames().forEach(k -> map.put(k, props.getProperty(k)));
+    return map;
+  }
+
+  private static ConfigException fails(Map<String, String> props, Map<String, String> env) {
+    return assertThrows(
+        ConfigException.class, () -> WriterConfig.from(ConfigSource.of(props, env)));
+  }
+
+  @Test
+  void shouldParseTheShippedPropertyFile() {
+    WriterConfig config = WriterConfig.load(shipped(), Map.of());
+
+    assertEquals(8080, config.httpPort());
+    assertEquals(1L << 20, config.httpRequestMaxBytes());
+    assertEquals(Duration.ofSeconds(30), config.httpReadTimeout());
+    assertEquals("jdbc:postgresql://localhost:5432/herald", config.database().jdbcUrl());
+    assertEquals(WriterConfig.OutboxRetention.KEEP, config.outboxRetention());
+    assertEquals("herald_outbox", config.capturePublication());
+    assertEquals(2, config.tenantTokenHashes().size());
+  }
+
+  @Test
+  void shouldDocumentEveryKeyInTheShippedFile() throws IOException {
+    String text = Files.readString(shipped());
+
+    for (ConfigKey<?> key : WriterConfig.definition().keys()) {
+      assertTrue(text.contains(key.name()), key.name() + " is not in " + shipped());
+    }
+    for (ConfigKey<?> key : WriterConfig.TENANTS.keys()) {
+      assertTrue(text.contains("." + key.name()), key.name() + " is not in " + shipped());
+    }
+  }
+
+  @Test
+  void shouldLetTheEnvironmentWinOverTheFile() {
+    WriterConfig config =
+        WriterConfig.load(
+            shipped(),
+            Map.of("HERALD_WRITER_HTTP_PORT", "9090", "HERALD_WRITER_DB_POOL_SIZE", "3"));
+
+    assertEquals(9090, config.httpPort());
+    assertEquals(3, config.database().poolSize());
+  }
+
+  @Test
+  void shouldNeverRenderThePassword() {
+    WriterConfig config =
+        WriterConfig.load(shipped(), Map.of("HERALD_WRITER_DB_PASSWORD", "pw-never-logged"));
+
+    assertEquals("pw-never-logged", config.database().password());
+    assertFalse(config.effective().render().contains("pw-never-logged"));
+    assertFalse(config.toString().contains("pw-never-logged"));
+    assertFalse(config.database().toString().contains("pw-never-logged"));
+    assertTrue(config.effective().render().contains("writer.db.password = ****"));
+  }
+
+  @Test
+  void shouldFailOnAnUnknownKeyNamingIt() throws IOException {
+    Map<String, String> props = shippedProperties();
+    props.put("writer.http.prot", "1");
+
+    ConfigException e = fails(props, Map.of());
+
+    assertTrue(e.getMessage().contains("writer.http.prot: unknown key"), e.getMessage());
+    assertTrue(e.getMessage().contains("did you mean writer.http.port?"), e.getMessage());
+  }
+
+  @Test
+  void shouldFailOnAMissingRequiredKeyNamingIt() throws IOException {
+    Map<String, String> props = shippedProperties();
+    props.remove("writer.db.jdbc-url");
+
+    ConfigException e = fails(props, Map.of());
+
+    assertTrue(
+        e.getMessage().contains("writer.db.jdbc-url: required key is missing"), e.getMessage());
+  }
+
+  @Test
+  void shouldFailOnABadNumberNamingKeyAndValue() throws IOException {
+    ConfigException e = fails(shippedProperties(), Map.of("HERALD_WRITER_BATCH_MAX_ITEMS", "lots"));
+
+    assertTrue(
+        e.getMessage().contains("writer.batch.max-items: invalid value 'lots'"), e.getMessage());
+  }
+
+  @Test
+  void shouldFailWhenKeepRetentionHasNoDays() throws IOException {
+    Map<String, String> props = shippedProperties();
+    props.put("writer.outbox.retention", "keep");
+    props.put("writer.outbox.keep-days", "0");
+
+    ConfigException e = fails(props, Map.of());
+
+    assertTrue(e.getMessage().contains("writer.outbox.keep-days=0"), e.getMessage());
+    assertTrue(e.getMessage().contains("writer.outbox.retention=keep"), e.getMessage());
+  }
+
+  @Test
+  void shouldAcceptDeleteImmediatelyRetention() throws IOException {
+    Map<String, String> props = shippedProperties();
+    props.put("writer.outbox.retention", "delete-immediately");
+
+    assertEquals(
+        WriterConfig.OutboxRetention.DELETE_IMMEDIATELY,
+        WriterConfig.from(ConfigSource.of(props, Map.of())).outboxRetention());
+  }
+
+  @Test
+  void shouldFailWhenTwoTenantsShareAToken() throws IOException {
+    Map<String, String> props = shippedProperties();
+    props.put("writer.tenants.t2.token-sha256", props.get("writer.tenants.t1.token-sha256"));
+
+    ConfigException e = fails(props, Map.of());
+
+    assertTrue(
+        e.getMessage()
+            .contains("writer.tenants.t1.token-sha256 and writer.tenants.t2.token-sha256"),
+        e.getMessage());
+  }
+
+  @Test
+  void shouldFailOnATokenThatIsNotAHashWithoutShowingIt() throws IOException {
+    Map<String, String> props = shippedProperties();
+    props.put("writer.tenants.t1.token-sha256", "clear-text-token");
+
+    ConfigException e = fails(props, Map.of());
+
+    assertTrue(
+        e.getMessage().contains("writer.tenants.t1.token-sha256: invalid value ****"),
+        e.getMessage());
+    assertFalse(e.getMessage().contains("clear-text-token"), e.getMessage());
+  }
+
+  @Test
+  void shouldMatchTheGeneratedTableInDocs() throws IOException {
+    Path doc = shipped().getParent().getParent().resolve("docs/configuration.md");
+    String text = Files.readString(doc);
+    String begin = "<!-- BEGIN writer -->\n";
+    String end = "<!-- END writer -->";
+    int from = text.indexOf(begin) + begin.length();
+    int to = text.indexOf(end);
+    String expected = WriterConfig.definition().markdownTable();
+    if (Boolean.getBoolean("herald.docs.write")) {
+      Files.writeString(doc, text.substring(0, from) + expected + text.substring(to));
+      return;
+    }
+    assertEquals(
+        expected,
+        text.substring(from, to),
+        "docs/configuration.md is out of date; rerun with -Dherald.docs.write=true");
+  }
+}
