@@ -23,7 +23,8 @@ final class BackgroundWriter implements AutoCloseable {
             () -> {
               try {
                 while (!stop.get() && size() < total) {
-                  List<UUID> written = rows.insert(Math.min(perTransaction, total - size()), perTransaction);
+                  List<UUID> written =
+                      rows.insert(Math.min(perTransaction, total - size()), perTransaction);
                   synchronized (ids) {
                     ids.addAll(written);
                   }

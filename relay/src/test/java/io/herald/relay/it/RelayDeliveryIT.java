@@ -39,7 +39,9 @@ class RelayDeliveryIT {
       statuses.awaitIds(statusIds, Duration.ofMinutes(1));
       System.out.printf(
           "RelayDeliveryIT: %d events (tx of 1, 10, 100 rows) delivered in %d ms, %d duplicates%n",
-          ids.size(), Duration.ofNanos(System.nanoTime() - started).toMillis(), events.duplicates());
+          ids.size(),
+          Duration.ofNanos(System.nanoTime() - started).toMillis(),
+          events.duplicates());
 
       events.assertIdsExactly(ids);
       statuses.assertIdsExactly(statusIds);

@@ -140,7 +140,8 @@ final class RelayFixture {
 
     /** GET on the ops server; the status code and body, or -1 when it does not answer. */
     HttpResult get(String path) {
-      try (HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()) {
+      try (HttpClient client =
+          HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()) {
         HttpResponse<String> response =
             client.send(
                 HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + opsPort + path))

@@ -62,7 +62,8 @@ class RelayHeartbeatIT {
   private static void writeNoise(RelayFixture fixture, AtomicBoolean stop) {
     try (Connection connection = fixture.dataSource().getConnection();
         PreparedStatement insert =
-            connection.prepareStatement("INSERT INTO public.noise (filler) VALUES (repeat('x', 500))")) {
+            connection.prepareStatement(
+                "INSERT INTO public.noise (filler) VALUES (repeat('x', 500))")) {
       while (!stop.get()) {
         insert.executeUpdate();
         Thread.sleep(5);

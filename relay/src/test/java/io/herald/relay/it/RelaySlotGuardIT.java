@@ -29,8 +29,7 @@ class RelaySlotGuardIT {
 
   @Test
   @Order(1)
-  void shouldRefuseToStartWhenTheSlotWasDroppedAndRecreatedUnderExistingOffsets()
-      throws Exception {
+  void shouldRefuseToStartWhenTheSlotWasDroppedAndRecreatedUnderExistingOffsets() throws Exception {
     OutboxRows rows = fixture.writerOutbox(3);
     try (RelayFixture.Relay relay = fixture.start();
         EventCollector events = fixture.collect(fixture.publicationEvents)) {

@@ -1,8 +1,8 @@
 package io.herald.relay.it;
 
 /**
- * Test data sizes: the issue's figures by default; {@code -Dherald.relay.it.scale=0.2} shrinks
- * them for a quick local run.
+ * Test data sizes: the issue's figures by default; {@code -Dherald.relay.it.scale=0.2} shrinks them
+ * for a quick local run.
  */
 final class Scale {
 
