@@ -7,15 +7,20 @@ import java.time.Duration;
  * The relay's {@code /health} checks, read from {@link RelayStatus}. Thread-safe.
  *
  * <ul>
- *   <li>{@code relay}: up while standing by, starting or streaming; down when Kafka is unreachable
- *       or the relay failed. The detail names the phase, the age of the last published event and of
- *       the last batch (heartbeats included: a streaming relay hands over a batch at least every
- *       heartbeat interval, so a growing batch age means the connection to PostgreSQL is stuck).
+ *   <li>{@code relay}: up while standing by, starting or streaming; down when the relay failed, or
+ *       when a batch has waited longer than {@link #KAFKA_WAIT_LIMIT} for Kafka's acknowledgements
+ *       (Kafka unreachable: the producer retries inside, so nothing else would show it). The detail
+ *       names the phase, the age of the last published event and of the last batch (heartbeats
+ *       included: a streaming relay hands over a batch at least every heartbeat interval, so a
+ *       growing batch age means the connection to PostgreSQL is stuck).
  *   <li>{@code slot-lag}: the WAL the slot holds back. Up with a warning above the threshold: a
  *       restart does not cure lag, so it should page a human, not a liveness probe.
  * </ul>
  */
 public final class RelayHealth {
+
+  /** A batch waiting longer than this for acknowledgements marks the relay DOWN. */
+  public static final Duration KAFKA_WAIT_LIMIT = Duration.ofSeconds(15);
 
   private final RelayStatus status;
   private final long lagWarnBytes;
@@ -30,15 +35,23 @@ public final class RelayHealth {
         "relay",
         () -> {
           RelayStatus.Phase phase = status.phase();
+          java.util.Optional<Duration> waiting = status.waitingForKafka();
+          boolean kafkaStuck = waiting.filter(w -> w.compareTo(KAFKA_WAIT_LIMIT) > 0).isPresent();
           String detail =
               phase
+                  + (kafkaStuck
+                      ? "; waiting "
+                          + ago(waiting.get()).replace(" ago", "")
+                          + " for Kafka to acknowledge"
+                      : "")
                   + "; last event "
                   + status.lastEventAge().map(RelayHealth::ago).orElse("never")
                   + "; last batch "
                   + status.lastBatchAge().map(RelayHealth::ago).orElse("never")
                   + status.failure().map(reason -> "; " + reason).orElse("");
           return switch (phase) {
-            case STANDBY, STARTING, STREAMING, STOPPING -> HealthCheck.Status.up(detail);
+            case STANDBY, STARTING, STREAMING, STOPPING ->
+                kafkaStuck ? HealthCheck.Status.down(detail) : HealthCheck.Status.up(detail);
             case KAFKA_UNAVAILABLE, FAILED -> HealthCheck.Status.down(detail);
           };
         });

@@ -38,6 +38,7 @@ public final class RelayStatus {
   private final AtomicReference<Instant> lastEventAt = new AtomicReference<>();
   private final AtomicReference<Instant> lastBatchAt = new AtomicReference<>();
   private final AtomicLong slotLagBytes = new AtomicLong(-1);
+  private final AtomicReference<Instant> sendingSince = new AtomicReference<>();
 
   public RelayStatus(Clock clock) {
     this.clock = clock;
@@ -65,9 +66,24 @@ public final class RelayStatus {
     return Optional.ofNullable(failure.get());
   }
 
+  /** Records that the sink started sending a batch and waits for Kafka's acknowledgements. */
+  public void sending() {
+    sendingSince.set(clock.instant());
+  }
+
+  /**
+   * How long the sink has been waiting for Kafka to acknowledge the current batch; empty between
+   * batches. A long wait means Kafka is unreachable or too slow (the producer retries inside).
+   */
+  public Optional<Duration> waitingForKafka() {
+    Instant since = sendingSince.get();
+    return since == null ? Optional.empty() : Optional.of(Duration.between(since, clock.instant()));
+  }
+
   /** Records that a batch was fully acknowledged by Kafka, with {@code events} published in it. */
   public void batchDone(int events) {
     Instant now = clock.instant();
+    sendingSince.set(null);
     lastBatchAt.set(now);
     if (events > 0) {
       lastEventAt.set(now);

@@ -71,6 +71,7 @@ public final class KafkaBatchSink
       DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
       throws InterruptedException {
     long started = System.nanoTime();
+    status.sending();
     List<ProducerRecord<byte[], byte[]>> outgoing = new ArrayList<>(batch.size());
     for (RecordChangeEvent<SourceRecord> event : batch) {
       outgoing.add(converter.convert(event.record()).orElse(null));

@@ -182,12 +182,15 @@ public final class SlotGuard {
       return refuse(
           "Replication slot '%s' does not exist in database '%s' but the relay has offsets for it"
               + " (last position %s): the slot was dropped, and the WAL of events committed since"
-              + " then is no longer retained. Recover: create the slot again (run the schema"
-              + " migrations), republish the outbox rows committed since %s, delete the relay"
-              + " offsets for this engine, and start again.",
+              + " then is no longer retained. Recover: create the slot again (SELECT"
+              + " pg_create_logical_replication_slot('%s', 'pgoutput')) and record its start"
+              + " (UPDATE herald_relay.capture_slot SET consistent_point = <the returned lsn>),"
+              + " republish the outbox rows committed since %s, delete the relay offsets and slot"
+              + " identity for this engine from the offsets topic, and start again.",
           slotName,
           server.database(),
           stored.engine().flatMap(EngineOffset::furthest).map(Lsn::toString).orElse("unknown"),
+          slotName,
           stored.engine().flatMap(EngineOffset::furthest).map(Lsn::toString).orElse("then"));
     }
     return refuse(

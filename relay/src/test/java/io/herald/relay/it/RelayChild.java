@@ -27,12 +27,18 @@ final class RelayChild implements AutoCloseable {
     this.log = log;
   }
 
+  /** Test JVM options: small heap, quick start (C1 only) on the busy CI box. */
+  static final List<String> TEST_JVM =
+      List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+
   static RelayChild start(Path properties, Path log) throws IOException {
+    return start(properties, log, TEST_JVM);
+  }
+
+  static RelayChild start(Path properties, Path log, List<String> jvmOptions) throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Xmx512m");
-    command.add("-XX:+UseSerialGC");
-    command.add("-XX:TieredStopAtLevel=1");
+    command.addAll(jvmOptions);
     command.add("-cp");
     command.add(classPath());
     command.add("io.herald.relay.RelayMain");

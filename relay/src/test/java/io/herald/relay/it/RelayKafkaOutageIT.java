@@ -1,5 +1,7 @@
 package io.herald.relay.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.herald.devstack.HeraldIntegrationTest;
 import io.herald.devstack.StackContext;
 import java.time.Duration;
@@ -27,12 +29,12 @@ class RelayKafkaOutageIT {
       double heapMax = 0;
       long outageEnds = System.nanoTime() + OUTAGE.toNanos();
       int writtenAtStop = writer.size();
-      String health = "";
+      RelayFixture.HttpResult health = null;
       while (System.nanoTime() < outageEnds) {
         // The outage itself is the point here: PostgreSQL keeps taking writes while Kafka is gone.
         Thread.sleep(1_000);
         heapMax = Math.max(heapMax, heapUsed(relay));
-        health = relay.get("/health").body();
+        health = relay.get("/health");
       }
       int writtenDuringOutage = writer.size() - writtenAtStop;
       context.stack().kafka().start();
@@ -52,6 +54,12 @@ class RelayKafkaOutageIT {
           health);
       events.assertIdsExactly(ids);
       events.assertCommitOrderPerKey();
+      // Kafka unreachable is reported, not hidden behind the producer's internal retries.
+      assertThat(health.status()).isEqualTo(503);
+      assertThat(health.body()).contains("for Kafka to acknowledge");
+      Awaitility.await()
+          .atMost(Duration.ofMinutes(1))
+          .until(() -> relay.get("/health").status() == 200);
     }
   }
 
