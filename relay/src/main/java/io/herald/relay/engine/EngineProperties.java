@@ -111,6 +111,9 @@ public final class EngineProperties {
     p.put("offset.flush.timeout.ms", "10000");
     p.put("poll.interval.ms", "20");
     p.put("heartbeat.interval.ms", "10000");
+    // Debezium 3.6's latency statistics feed a bounded queue; under a backlog it overflows and logs
+    // a WARN per event (10,000 lines in one drain). The relay exports its own meters instead.
+    p.put("statistics.metrics.enabled", "false");
     p.putAll(source);
     p.putIfAbsent("heartbeat.action.query", String.format(HEARTBEAT_QUERY, p.get("slot.name")));
     List<String> allTransforms = new ArrayList<>(List.of(WRITER_ROUTER, CONSUMER_ROUTER));

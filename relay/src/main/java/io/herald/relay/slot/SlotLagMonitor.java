@@ -65,9 +65,4 @@ public final class SlotLagMonitor implements Runnable {
       warned = false;
     }
   }
-
-  /** Whether the last measurement was above the threshold. */
-  public boolean aboveThreshold() {
-    return status.slotLagBytes() > warnBytes;
-  }
 }

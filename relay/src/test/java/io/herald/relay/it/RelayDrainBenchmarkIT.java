@@ -49,7 +49,7 @@ class RelayDrainBenchmarkIT {
 
   /** The relay's JVM options, plus {@code -Dherald.benchmark.jvm} (e.g. a JFR recording). */
   private static List<String> relayJvm() {
-    List<String> options = new ArrayList<>(List.of("-Xms64m", "-Xmx512m", "-XX:+UseSerialGC"));
+    List<String> options = new ArrayList<>(List.of("-Xms64m", "-Xmx256m", "-XX:+UseSerialGC"));
     String extra = System.getProperty("herald.benchmark.jvm", "").strip();
     if (!extra.isEmpty()) {
       options.addAll(List.of(extra.split("\\s+")));
@@ -95,7 +95,7 @@ class RelayDrainBenchmarkIT {
               "%d rows/tx: backlog of %,d rows loaded in %d ms; pg_recvlogical drained it in %.1f s"
                   + " (%.0f rows/s, %.1f CPU s); relay drained it in %.1f s after its first event"
                   + " (%.0f ev/s, start-up to first event %.1f s), ratio %.2f; relay CPU %.1f s"
-                  + " = %.1f CPU s per million events; relay peak RSS %d MiB (-Xmx512m); %.0f"
+                  + " = %.1f CPU s per million events; relay peak RSS %d MiB (-Xmx256m); %.0f"
                   + " batches of %.1f records on average, %.1f s of the drain spent in the sink",
               rowsPerTx,
               ROWS,
