@@ -1,5 +1,8 @@
 package io.herald.schema;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.util.Map;
 import java.util.Objects;
 import javax.sql.DataSource;
@@ -12,12 +15,22 @@ import org.slf4j.LoggerFactory;
  * Applies one Herald schema's migrations with Flyway: the schema's own tables, then the capture
  * set-up shared by both schemas (COPY guard, publication, heartbeat table, logical slot).
  *
- * <p>Thread-safety: stateless; concurrent calls against one database are serialised by Flyway's
- * lock on the schema history table.
+ * <p>Thread-safety: stateless. Concurrent calls against one database, from any number of processes,
+ * are serialised by a PostgreSQL advisory lock: the writer and the consumer both run the shared
+ * capture steps (publication, slot) and may start at the same moment.
  */
 public final class SchemaMigrator {
 
   private static final Logger log = LoggerFactory.getLogger(SchemaMigrator.class);
+
+  /**
+   * Advisory lock key shared by every Herald migration of a database. Flyway's own lock covers one
+   * schema history table only, and the capture steps touch objects both schemas share.
+   */
+  static final long MIGRATION_LOCK_KEY = 0x4845_5241_4c44_0001L;
+
+  private static final String LOCK = "SELECT pg_advisory_lock(?)";
+  private static final String UNLOCK = "SELECT pg_advisory_unlock(?)";
 
   private SchemaMigrator() {}
 
@@ -48,7 +61,7 @@ public final class SchemaMigrator {
             .validateMigrationNaming(true)
             .cleanDisabled(true)
             .load();
-    MigrateResult result = flyway.migrate();
+    MigrateResult result = migrateUnderLock(dataSource, flyway);
     log.info(
         "Schema {} migrated from version {} to {} ({} migrations applied; publication {}, slot {})",
         schema.schemaName(),
@@ -58,5 +71,42 @@ public final class SchemaMigrator {
         capture.publication(),
         capture.slot());
     return result.migrationsExecuted;
+  }
+
+  /**
+   * Holds the advisory lock on a connection of its own, outside any transaction: creating the slot
+   * waits for every transaction that holds an xid, and this connection never takes one.
+   */
+  private static MigrateResult migrateUnderLock(DataSource dataSource, Flyway flyway) {
+    try (Connection lock = dataSource.getConnection()) {
+      lock.setAutoCommit(true);
+      call(lock, LOCK);
+      MigrateResult result;
+      try {
+        result = flyway.migrate();
+      } catch (RuntimeException e) {
+        // The lock must not outlive a failed migration on a pooled connection; an unlock failure
+        // is attached to the migration's own error rather than replacing it.
+        try {
+          call(lock, UNLOCK);
+        } catch (SQLException unlockFailure) {
+          e.addSuppressed(unlockFailure);
+        }
+        throw e;
+      }
+      call(lock, UNLOCK);
+      return result;
+    } catch (SQLException e) {
+      throw new IllegalStateException(
+          "Could not take or release the Herald migration lock (SQLState " + e.getSQLState() + ")",
+          e);
+    }
+  }
+
+  private static void call(Connection connection, String sql) throws SQLException {
+    try (PreparedStatement statement = connection.prepareStatement(sql)) {
+      statement.setLong(1, MIGRATION_LOCK_KEY);
+      statement.execute();
+    }
   }
 }

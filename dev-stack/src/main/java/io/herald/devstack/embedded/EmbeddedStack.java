@@ -47,8 +47,8 @@ public final class EmbeddedStack implements HeraldStack, AutoCloseable {
     try {
       deleteRunsOfDeadJvms(dir);
       Files.createDirectories(runDir);
-      // Zonky and Kafka write temporary files; the build points java.io.tmpdir at target/tmp,
-      // which nobody else creates.
+      // Zonky and Kafka write temporary files; a java.io.tmpdir given on the command line may not
+      // exist yet.
       Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir")));
     } catch (IOException e) {
       throw new UncheckedIOException("preparing the stack directory " + runDir + " failed", e);
