@@ -44,6 +44,8 @@ class RelayDrainBenchmarkIT {
 
   private static final int ROWS = Integer.getInteger("herald.benchmark.rows", 1_000_000);
   private static final List<String> RELAY_JVM = relayJvm();
+  private static final String POLL_INTERVAL_MS =
+      System.getProperty("herald.benchmark.poll-interval-ms", "20");
   private static final String PG_RECVLOGICAL =
       System.getProperty("herald.benchmark.pg_recvlogical", "/usr/bin/pg_recvlogical");
 
@@ -73,7 +75,8 @@ class RelayDrainBenchmarkIT {
       Recv recv = pgRecvLogical(context, recvSlot, endLsn);
       execute(fixture, "SELECT pg_drop_replication_slot('" + recvSlot + "')");
 
-      RelayFixture.Relay relay = fixture.start(Map.of(), RELAY_JVM);
+      RelayFixture.Relay relay =
+          fixture.start(Map.of("debezium.source.poll.interval.ms", POLL_INTERVAL_MS), RELAY_JVM);
       ProcessHandle handle = ProcessHandle.of(relay.process().pid()).orElseThrow();
       long target = published + ROWS;
       long started = System.nanoTime();
@@ -166,12 +169,13 @@ class RelayDrainBenchmarkIT {
         (cpu(handle).minus(idleCpuStart).toNanos()) / (double) (System.nanoTime() - idleStart);
     return String.format(
         "latency at 1,000 ev/s offered (1 row/tx, %d events): p50 %.1f ms, p99 %.1f ms, max %.1f"
-            + " ms; idle relay CPU %.1f%% of a core (poll.interval.ms=20, heartbeat 10 s)",
+            + " ms; idle relay CPU %.1f%% of a core (poll.interval.ms=%s, heartbeat 10 s)",
         latencies.size(),
         percentile(latencies, 0.50),
         percentile(latencies, 0.99),
         latencies.isEmpty() ? Double.NaN : latencies.get(latencies.size() - 1) / 1e6,
-        idleShare * 100);
+        idleShare * 100,
+        POLL_INTERVAL_MS);
   }
 
   private static void offer(RelayFixture fixture, int events, Map<String, Long> committedAt) {
