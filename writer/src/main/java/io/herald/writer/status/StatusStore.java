@@ -1,0 +1,151 @@
+package io.herald.writer.status;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import javax.sql.DataSource;
+
+/**
+ * Applies status events to {@code writer.publication_job}, deduplicated by {@code writer.inbox}.
+ *
+ * <p>One transaction per batch: for each event, the inbox row {@code (id, handler)} is inserted
+ * with {@code ON CONFLICT DO NOTHING}; only when the row count says it is new is the job updated,
+ * and only if the event is newer than what the job shows (see {@code V5__job_status_view.sql}). The
+ * inbox row and the job change commit or roll back together, so a redelivered event is a no-op and
+ * a failed batch leaves nothing behind. Thread-safe; each call uses its own connection.
+ */
+final class StatusStore {
+
+  /** The inbox handler name of the status view. */
+  static final String HANDLER = "writer-status";
+
+  /** What one event did. */
+  enum Outcome {
+    /** The job now shows the event's state. */
+    APPLIED("applied"),
+    /** The event id is in the inbox already: a redelivery. */
+    DUPLICATE("duplicate"),
+    /** The job already shows a newer event; the event is recorded but changes nothing. */
+    STALE("stale"),
+    /**
+     * No job with that id for that tenant in this database (another shard's job, or deleted);
+     * recorded in the inbox and otherwise ignored.
+     */
+    UNKNOWN_JOB("unknown_job");
+
+    final String tag;
+
+    Outcome(String tag) {
+      this.tag = tag;
+    }
+  }
+
+  static final String INSERT_INBOX =
+      """
+      INSERT INTO writer.inbox (message_id, handler, received_at) VALUES (?, ?, ?)
+      ON CONFLICT (message_id, handler) DO NOTHING
+      """;
+
+  /**
+   * Moves the job forward only: the stored (occurred_at, event id) must be older than the event's.
+   * A remote id, once known, is kept when a later event carries none.
+   */
+  static final String APPLY =
+      """
+      UPDATE writer.publication_job
+         SET status = ?, remote_id = COALESCE(?, remote_id), status_occurred_at = ?,
+             status_event_id = ?, updated_at = ?
+       WHERE id = ? AND tenant_id = ?
+         AND (status_occurred_at IS NULL OR (status_occurred_at, status_event_id) < (?, ?))
+      """;
+
+  static final String EXISTS =
+      "SELECT 1 FROM writer.publication_job WHERE id = ? AND tenant_id = ?";
+
+  private static final int STATEMENT_TIMEOUT_SECONDS = 30;
+
+  private final DataSource dataSource;
+  private final Clock clock;
+
+  StatusStore(DataSource dataSource, Clock clock) {
+    this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+    this.clock = Objects.requireNonNull(clock, "clock");
+  }
+
+  /**
+   * Applies {@code events} in order, in one transaction.
+   *
+   * @return one outcome per event, in the same order; valid only once this returns (committed)
+   * @throws SQLException nothing was committed; the caller reads the batch again
+   */
+  List<Outcome> apply(List<StatusEvent> events) throws SQLException {
+    if (events.isEmpty()) {
+      return List.of();
+    }
+    try (Connection connection = dataSource.getConnection()) {
+      connection.setAutoCommit(false);
+      try (PreparedStatement inbox = connection.prepareStatement(INSERT_INBOX);
+          PreparedStatement apply = connection.prepareStatement(APPLY);
+          PreparedStatement exists = connection.prepareStatement(EXISTS)) {
+        inbox.setQueryTimeout(STATEMENT_TIMEOUT_SECONDS);
+        apply.setQueryTimeout(STATEMENT_TIMEOUT_SECONDS);
+        exists.setQueryTimeout(STATEMENT_TIMEOUT_SECONDS);
+        OffsetDateTime now = OffsetDateTime.ofInstant(clock.instant(), ZoneOffset.UTC);
+        List<Outcome> outcomes = new ArrayList<>(events.size());
+        for (StatusEvent event : events) {
+          outcomes.add(applyOne(event, now, inbox, apply, exists));
+        }
+        connection.commit();
+        return outcomes;
+      } catch (SQLException | RuntimeException e) {
+        try {
+          connection.rollback();
+        } catch (SQLException rollbackFailure) {
+          e.addSuppressed(rollbackFailure);
+        }
+        throw e;
+      }
+    }
+  }
+
+  private static Outcome applyOne(
+      StatusEvent event,
+      OffsetDateTime now,
+      PreparedStatement inbox,
+      PreparedStatement apply,
+      PreparedStatement exists)
+      throws SQLException {
+    inbox.setObject(1, event.messageId());
+    inbox.setString(2, HANDLER);
+    inbox.setObject(3, now);
+    if (inbox.executeUpdate() == 0) {
+      return Outcome.DUPLICATE;
+    }
+    OffsetDateTime occurredAt = OffsetDateTime.ofInstant(event.occurredAt(), ZoneOffset.UTC);
+    apply.setString(1, event.state());
+    // A conflict event names the refused job but carries the existing delivery's remote id.
+    apply.setString(2, StatusDecoder.CONFLICT.equals(event.state()) ? null : event.remoteId());
+    apply.setObject(3, occurredAt);
+    apply.setObject(4, event.messageId());
+    apply.setObject(5, now);
+    apply.setObject(6, event.jobId());
+    apply.setString(7, event.tenant());
+    apply.setObject(8, occurredAt);
+    apply.setObject(9, event.messageId());
+    if (apply.executeUpdate() == 1) {
+      return Outcome.APPLIED;
+    }
+    exists.setObject(1, event.jobId());
+    exists.setString(2, event.tenant());
+    try (ResultSet rows = exists.executeQuery()) {
+      return rows.next() ? Outcome.STALE : Outcome.UNKNOWN_JOB;
+    }
+  }
+}

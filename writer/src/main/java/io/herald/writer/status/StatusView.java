@@ -1,0 +1,90 @@
+package io.herald.writer.status;
+
+import io.herald.common.json.Json;
+import io.herald.runtime.ops.HealthCheck;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.util.Objects;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The writer's status view: follows the consumer's status events ({@code herald.delivery.events})
+ * and keeps {@code writer.publication_job.status} and {@code remote_id} up to date, so {@code GET
+ * /v1/publications/{jobId}} shows the latest delivery status. Also purges {@code writer.inbox}
+ * after its retention window.
+ *
+ * <p>Each event is applied at most once (the {@code writer.inbox} row and the job change commit in
+ * one transaction) and never moves a job backwards (an event older than the one the job shows is
+ * ignored). The view is eventually consistent and never fatal: with Kafka unreachable the API keeps
+ * serving, statuses lag, and {@link #healthCheck()} reports it.
+ *
+ * <pre>{@code
+ * StatusView view = lifecycle.register("status view",
+ *     StatusView.start(StatusSettings.from(config), pool, clock, registry));
+ * ops.addHealthCheck(view.healthCheck());
+ * }</pre>
+ *
+ * <p>Thread-safe. {@link #close()} stops the listener (the in-flight batch commits or rolls back)
+ * and then the purge; call it before closing the pool.
+ */
+public final class StatusView implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(StatusView.class);
+
+  /** The name of the check on {@code /health}. */
+  public static final String HEALTH_CHECK = "status-view";
+
+  private final StatusListener listener;
+  private final InboxPurger purger;
+
+  private StatusView(StatusListener listener, InboxPurger purger) {
+    this.listener = listener;
+    this.purger = purger;
+  }
+
+  /**
+   * Starts the listener and the inbox purge. Returns at once: Kafka is reached in the background.
+   */
+  public static StatusView start(
+      StatusSettings settings, DataSource dataSource, Clock clock, MeterRegistry registry) {
+    Objects.requireNonNull(settings, "settings");
+    StatusListener listener =
+        new StatusListener(
+            settings,
+            new StatusDecoder(Json.mapper()),
+            new StatusStore(dataSource, clock),
+            new StatusMetrics(registry),
+            registry);
+    InboxPurger purger = new InboxPurger(dataSource, settings, clock, registry);
+    listener.start();
+    purger.start();
+    return new StatusView(listener, purger);
+  }
+
+  /**
+   * The view's check for {@code /health}. Always UP, so a lagging status view never takes the API
+   * out of a load balancer or gets the process restarted; the detail starts with {@code DEGRADED}
+   * when no poll or broker contact happened within {@code writer.status.max-silence} (also the
+   * gauge {@code herald.writer.status.degraded}, for alerts).
+   */
+  public HealthCheck healthCheck() {
+    return HealthCheck.of(HEALTH_CHECK, () -> HealthCheck.Status.up(listener.health().detail()));
+  }
+
+  /** Whether the view lags (see {@link #healthCheck()}). */
+  public boolean degraded() {
+    return listener.health().degraded();
+  }
+
+  @Override
+  public void close() {
+    try {
+      listener.close();
+    } catch (RuntimeException e) {
+      log.warn("Stopping the status listener failed", e);
+    }
+    purger.close();
+  }
+}

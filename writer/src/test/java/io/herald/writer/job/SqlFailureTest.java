@@ -1,0 +1,43 @@
+package io.herald.writer.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import org.junit.jupiter.api.Test;
+
+class SqlFailureTest {
+
+  @Test
+  void shouldClassifyLostConnectionsAndShutdownsAsUnavailable() {
+    for (String state :
+        new String[] {"08001", "08006", "08003", "57P01", "57P02", "57P03", "53300", "25006"}) {
+      assertThat(SqlFailure.classify(new SQLException("x", state)))
+          .as(state)
+          .isEqualTo(SqlFailure.UNAVAILABLE);
+    }
+    assertThat(SqlFailure.classify(new SQLTransientConnectionException("pool timeout")))
+        .isEqualTo(SqlFailure.UNAVAILABLE);
+  }
+
+  @Test
+  void shouldLookThroughTheCauseChain() {
+    SQLException wrapped = new SQLException("wrapper", null, new SQLException("io", "08006"));
+    assertThat(SqlFailure.classify(wrapped)).isEqualTo(SqlFailure.UNAVAILABLE);
+  }
+
+  @Test
+  void shouldRetryDeadlocksAndSerializationFailures() {
+    assertThat(SqlFailure.classify(new SQLException("x", "40001")))
+        .isEqualTo(SqlFailure.RETRY_TRANSACTION);
+    assertThat(SqlFailure.classify(new SQLException("x", "40P01")))
+        .isEqualTo(SqlFailure.RETRY_TRANSACTION);
+  }
+
+  @Test
+  void shouldTreatEverythingElseAsPermanent() {
+    assertThat(SqlFailure.classify(new SQLException("x", "23505"))).isEqualTo(SqlFailure.PERMANENT);
+    assertThat(SqlFailure.classify(new SQLException("x", "42P01"))).isEqualTo(SqlFailure.PERMANENT);
+    assertThat(SqlFailure.classify(new SQLException("no state"))).isEqualTo(SqlFailure.PERMANENT);
+  }
+}
