@@ -47,7 +47,7 @@ final class RelayChild implements AutoCloseable {
     Process process =
         new ProcessBuilder(command)
             .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+            .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()))
             .start();
     return new RelayChild(process, log);
   }
