@@ -61,6 +61,38 @@ public final class RelayConfig {
                   Duration.ofSeconds(2),
                   "How often a standby tries to take the lock (bounds fail-over time).")
               .validatedBy(Validator.atLeast(Duration.ofMillis(100))));
+  public static final ConfigKey<Duration> STANDBY_DEAD_PEER_TIMEOUT =
+      KEYS.define(
+          ConfigKey.optional(
+                  "relay.standby.dead-peer-timeout",
+                  ConfigType.DURATION,
+                  Duration.ofSeconds(10),
+                  "How long PostgreSQL waits on an unresponsive active relay (TCP keepalive, tcp_user_timeout on the lock connection) before ending its session, freeing the lock for a standby.")
+              .validatedBy(Validator.atLeast(Duration.ofSeconds(1))));
+  public static final ConfigKey<Duration> SINK_RETRY_INITIAL_BACKOFF =
+      KEYS.define(
+          ConfigKey.optional(
+                  "relay.sink.retry.initial-backoff",
+                  ConfigType.DURATION,
+                  Duration.ofMillis(500),
+                  "First wait before re-sending a batch Kafka failed with a retriable error (after the producer's own delivery.timeout.ms); doubles up to relay.sink.retry.max-backoff.")
+              .validatedBy(Validator.atLeast(Duration.ofMillis(1))));
+  public static final ConfigKey<Duration> SINK_RETRY_MAX_BACKOFF =
+      KEYS.define(
+          ConfigKey.optional(
+                  "relay.sink.retry.max-backoff",
+                  ConfigType.DURATION,
+                  Duration.ofSeconds(30),
+                  "Longest wait between re-sends of a failed batch.")
+              .validatedBy(Validator.atLeast(Duration.ofMillis(1))));
+  public static final ConfigKey<Duration> SINK_RETRY_GIVE_UP_AFTER =
+      KEYS.define(
+          ConfigKey.optional(
+                  "relay.sink.retry.give-up-after",
+                  ConfigType.DURATION,
+                  Duration.ofMinutes(10),
+                  "How long a batch keeps being re-sent before the relay stops (exit 1, nothing committed past the unacknowledged record) so its supervisor or a standby takes over.")
+              .validatedBy(Validator.atLeast(Duration.ofSeconds(1))));
   public static final ConfigKey<Long> SLOT_LAG_WARN_BYTES =
       KEYS.define(
           ConfigKey.optional(
@@ -104,8 +136,8 @@ public final class RelayConfig {
           ConfigKey.optional(
               "debezium.transforms",
               ConfigType.LIST,
-              List.of("outbox"),
-              "Debezium transforms, in order (Kafka Connect 'transforms'); each configured under debezium.transforms.<name>.*."));
+              List.of(),
+              "Extra Debezium transforms, in order, run after the relay's own outbox EventRouters (Kafka Connect 'transforms'); each configured under debezium.transforms.<name>.*."));
   public static final ConfigKey<List<String>> DEBEZIUM_PREDICATES =
       KEYS.define(
           ConfigKey.optional(
@@ -248,6 +280,16 @@ public final class RelayConfig {
                 + ".type is not set");
       }
     }
+    if (sinkRetryMaxBackoff().compareTo(sinkRetryInitialBackoff()) < 0) {
+      problems.add(
+          SINK_RETRY_MAX_BACKOFF.name()
+              + "="
+              + sinkRetryMaxBackoff()
+              + " is shorter than "
+              + SINK_RETRY_INITIAL_BACKOFF.name()
+              + "="
+              + sinkRetryInitialBackoff());
+    }
     if (!problems.isEmpty()) {
       throw new ConfigException(problems);
     }
@@ -282,6 +324,22 @@ public final class RelayConfig {
 
   public Duration standbyPollInterval() {
     return values.get(STANDBY_POLL_INTERVAL);
+  }
+
+  public Duration standbyDeadPeerTimeout() {
+    return values.get(STANDBY_DEAD_PEER_TIMEOUT);
+  }
+
+  public Duration sinkRetryInitialBackoff() {
+    return values.get(SINK_RETRY_INITIAL_BACKOFF);
+  }
+
+  public Duration sinkRetryMaxBackoff() {
+    return values.get(SINK_RETRY_MAX_BACKOFF);
+  }
+
+  public Duration sinkRetryGiveUpAfter() {
+    return values.get(SINK_RETRY_GIVE_UP_AFTER);
   }
 
   public long slotLagWarnBytes() {

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -53,19 +54,15 @@ class RelayConfigTest {
 
     assertEquals(8082, config.opsPort());
     assertEquals("localhost:9092", config.kafkaBootstrapServers());
-    assertEquals(List.of("outbox"), config.debeziumTransforms());
+    assertEquals(List.of(), config.debeziumTransforms());
     assertEquals(
         "io.debezium.connector.postgresql.PostgresConnector",
         config.debeziumSource().get("connector.class"));
     assertEquals("pgoutput", config.debeziumSource().get("plugin.name"));
     assertEquals("disabled", config.debeziumSource().get("publication.autocreate.mode"));
     assertEquals("false", config.debeziumSource().get("extended.headers.enabled"));
-    assertEquals(
-        "io.debezium.transforms.outbox.EventRouter",
-        config.debeziumTransformSettings().get("outbox.type"));
-    assertEquals(
-        "herald\\.(writer|consumer)\\.outbox",
-        config.debeziumPredicateSettings().get("isoutbox.pattern"));
+    assertEquals(Duration.ofSeconds(10), config.standbyDeadPeerTimeout());
+    assertEquals(Duration.ofMinutes(10), config.sinkRetryGiveUpAfter());
     assertEquals("all", config.kafkaProducer().get("acks"));
     assertEquals(1L << 30, config.slotLagWarnBytes());
   }

@@ -1,0 +1,252 @@
+package io.herald.relay;
+
+import io.herald.relay.engine.EngineProperties;
+import io.herald.relay.engine.RelayEngine;
+import io.herald.relay.ha.LeaderLock;
+import io.herald.relay.health.RelayMetrics;
+import io.herald.relay.health.RelayStatus;
+import io.herald.relay.offsets.OffsetTopic;
+import io.herald.relay.offsets.StoredOffsets;
+import io.herald.relay.sink.KafkaBatchSink;
+import io.herald.relay.sink.OutboxRecordConverter;
+import io.herald.relay.sink.SendRetry;
+import io.herald.relay.slot.PostgresSlots;
+import io.herald.relay.slot.SlotGapException;
+import io.herald.relay.slot.SlotGuard;
+import io.herald.relay.slot.SlotLagMonitor;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The relay's life: wait for the leader lock, check that streaming cannot skip an event, stream
+ * until told to stop, the engine fails or the lock is lost.
+ *
+ * <p>{@link #run()} runs on the main thread and returns the process exit code; {@link #close()} is
+ * called from the shutdown hook and makes {@code run()} return after a graceful stop (the engine
+ * finishes its batch and commits the offsets of every acknowledged record).
+ */
+public final class RelayProcess implements AutoCloseable {
+
+  /** Exit codes: a supervisor restarts on anything but {@link #EXIT_REFUSED}. */
+  public static final int EXIT_OK = 0;
+
+  public static final int EXIT_ENGINE_FAILED = 1;
+  public static final int EXIT_REFUSED = 2;
+  public static final int EXIT_LOST_LEADERSHIP = 3;
+
+  private static final Logger log = LoggerFactory.getLogger(RelayProcess.class);
+  private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(60);
+  private static final String PLUGIN = "pgoutput";
+
+  /** What the process needs; built by {@link RelayMain} from the config. */
+  public record Settings(
+      EngineProperties engine,
+      Map<String, Object> producer,
+      Duration leaderPollInterval,
+      long lockKey,
+      Duration slotLagInterval,
+      long slotLagWarnBytes,
+      SendRetry sendRetry) {}
+
+  private final Settings settings;
+  private final PostgresSlots slots;
+  private final LeaderLock lock;
+  private final OffsetTopic offsetTopic;
+  private final RelayStatus status;
+  private final RelayMetrics metrics;
+  private final Clock clock;
+  private final CountDownLatch finished = new CountDownLatch(1);
+  private volatile boolean stopping;
+  private volatile RelayEngine engine;
+  private volatile KafkaBatchSink sink;
+
+  public RelayProcess(
+      Settings settings,
+      PostgresSlots slots,
+      LeaderLock lock,
+      OffsetTopic offsetTopic,
+      RelayStatus status,
+      RelayMetrics metrics,
+      Clock clock) {
+    this.settings = settings;
+    this.slots = slots;
+    this.lock = lock;
+    this.offsetTopic = offsetTopic;
+    this.status = status;
+    this.metrics = metrics;
+    this.clock = clock;
+  }
+
+  /** Runs until stopped or failed; returns the exit code. */
+  public int run() {
+    try {
+      return lead();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return stopping ? EXIT_OK : EXIT_ENGINE_FAILED;
+    } finally {
+      finished.countDown();
+    }
+  }
+
+  private int lead() throws InterruptedException {
+    status.phase(RelayStatus.Phase.STANDBY);
+    if (!lock.acquire(() -> !stopping)) {
+      return EXIT_OK;
+    }
+    status.phase(RelayStatus.Phase.STARTING);
+    try {
+      checkSlot();
+    } catch (SlotGapException e) {
+      log.error(e.getMessage());
+      status.failed(e.getMessage());
+      return EXIT_REFUSED;
+    } catch (Exception e) {
+      log.error("Start-up checks of slot '{}' failed", settings.engine().slotName(), e);
+      status.failed("start-up checks failed: " + e);
+      return EXIT_ENGINE_FAILED;
+    }
+    if (stopping) {
+      return EXIT_OK;
+    }
+    ScheduledExecutorService lagMonitor =
+        Executors.newSingleThreadScheduledExecutor(
+            runnable ->
+                Thread.ofPlatform().name("herald-relay-slot-lag").daemon().unstarted(runnable));
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(
+            settings.producer(), new ByteArraySerializer(), new ByteArraySerializer())) {
+      lagMonitor.scheduleWithFixedDelay(
+          new SlotLagMonitor(
+              slots, settings.engine().slotName(), settings.slotLagWarnBytes(), status),
+          0,
+          settings.slotLagInterval().toMillis(),
+          TimeUnit.MILLISECONDS);
+      sink =
+          new KafkaBatchSink(
+              producer,
+              new OutboxRecordConverter(
+                  settings.engine().heartbeatTopic(), settings.engine().heartbeatTableTopic()),
+              settings.sendRetry(),
+              metrics,
+              status);
+      engine = new RelayEngine(settings.engine(), sink, status);
+      if (stopping) {
+        return EXIT_OK;
+      }
+      engine.start();
+      return watch(engine);
+    } finally {
+      lagMonitor.shutdownNow();
+    }
+  }
+
+  private int watch(RelayEngine running) throws InterruptedException {
+    while (true) {
+      try {
+        running.completion().get(settings.leaderPollInterval().toMillis(), TimeUnit.MILLISECONDS);
+        if (stopping) {
+          return EXIT_OK;
+        }
+        log.error("Engine stopped although nobody asked it to; exiting so the relay is restarted");
+        status.failed("engine stopped unexpectedly");
+        return EXIT_ENGINE_FAILED;
+      } catch (ExecutionException e) {
+        log.error(
+            "Engine failed; exiting so the relay is restarted (or a standby takes over)",
+            e.getCause());
+        status.failed("engine failed: " + e.getCause());
+        return EXIT_ENGINE_FAILED;
+      } catch (TimeoutException e) {
+        if (!stopping && !lock.stillHeld()) {
+          log.error(
+              "Lost the leader lock connection; stopping the engine so that only the new leader"
+                  + " streams");
+          status.failed("lost the leader lock");
+          closeEngine();
+          return EXIT_LOST_LEADERSHIP;
+        }
+      }
+    }
+  }
+
+  private void checkSlot() throws Exception {
+    EngineProperties engineProperties = settings.engine();
+    offsetTopic.ensureExists(
+        engineProperties.offsetTopicPartitions(),
+        engineProperties.offsetTopicReplicationFactor(),
+        STARTUP_TIMEOUT);
+    StoredOffsets stored =
+        offsetTopic.read(
+            EngineProperties.ENGINE_NAME,
+            engineProperties.topicPrefix(),
+            engineProperties.databaseName(),
+            engineProperties.slotName(),
+            STARTUP_TIMEOUT);
+    SlotGuard.Decision decision =
+        new SlotGuard(engineProperties.slotName(), PLUGIN)
+            .check(
+                slots.slot(), slots.registeredCreation(), slots.server(), stored, clock.instant());
+    switch (decision.verdict()) {
+      case ADOPT_SLOT -> {
+        offsetTopic.writeIdentity(decision.identityToStore().orElseThrow(), STARTUP_TIMEOUT);
+        log.info(
+            "First start on slot '{}': recorded its identity {} in '{}'; streaming from the slot's"
+                + " position, so rows committed before the relay first ran are delivered",
+            engineProperties.slotName(),
+            decision.identityToStore().get(),
+            engineProperties.offsetTopic());
+      }
+      case RESUME ->
+          log.info(
+              "Slot '{}' and the stored offsets {} agree; resuming",
+              engineProperties.slotName(),
+              stored.engine().orElseThrow());
+      case RESUME_WITHOUT_OFFSET ->
+          log.warn(
+              "The relay offsets for slot '{}' are gone but its identity is stored; resuming from"
+                  + " the slot's confirmed position, which re-delivers events the slot had not"
+                  + " confirmed (duplicates, no loss)",
+              engineProperties.slotName());
+    }
+  }
+
+  /** Stops gracefully: the batch in hand finishes and acknowledged offsets are committed. */
+  @Override
+  public void close() throws InterruptedException {
+    stopping = true;
+    status.phase(RelayStatus.Phase.STOPPING);
+    closeEngine();
+    if (!finished.await(60, TimeUnit.SECONDS)) {
+      log.warn("The relay did not finish within 60 s of the stop request");
+    }
+    lock.close();
+  }
+
+  private void closeEngine() {
+    KafkaBatchSink runningSink = sink;
+    if (runningSink != null) {
+      runningSink.stop();
+    }
+    RelayEngine running = engine;
+    if (running == null) {
+      return;
+    }
+    try {
+      running.close();
+    } catch (Exception e) {
+      log.error("Closing the engine failed", e);
+    }
+  }
+}

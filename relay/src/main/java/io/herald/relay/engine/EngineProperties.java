@@ -1,0 +1,295 @@
+package io.herald.relay.engine;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * The embedded engine's properties: Herald's defaults, overlaid by the {@code debezium.source.*},
+ * {@code debezium.transforms.*} and {@code debezium.predicates.*} pass-through settings, then
+ * checked for settings that would break the no-lost-event guarantee.
+ *
+ * <p>Defaults and why:
+ *
+ * <ul>
+ *   <li>{@code snapshot.mode=no_data}: the slot is created with the schema, so a first start
+ *       streams from the slot's {@code confirmed_flush_lsn} and delivers every row committed
+ *       before. ({@code initial} on a slot with a backlog streams from the current WAL position
+ *       instead and loses rows already deleted from the outbox: refused.)
+ *   <li>{@code offset.storage=KafkaOffsetBackingStore}: offsets live in a compacted Kafka topic,
+ *       next to the events they describe (one system's durability decides both), readable by a
+ *       standby on another host, and the relay stores its slot identity in the same topic.
+ *   <li>{@code offset.flush.interval.ms=250}: after a crash only the events published since the
+ *       last commit (a quarter second's worth) are re-sent; a commit is one small write to the
+ *       compacted offsets topic.
+ *   <li>{@code poll.interval.ms=20}: how long the engine sleeps when the queue is empty; it bounds
+ *       the commit-to-Kafka latency of an idle relay at a small idle cost (Debezium's 500 ms
+ *       default gives a p99 near a second).
+ *   <li>{@code heartbeat.interval.ms=10000} with an upsert into {@code herald_relay.heartbeat} (in
+ *       the publication): the slot's position advances while the outbox is idle.
+ *   <li>{@code extended.headers.enabled=false}: otherwise Debezium 3.6 adds {@code
+ *       __debezium.context.*} headers to every event.
+ *   <li>{@code slot.retry.delay.ms=2000}: a standby taking over retries the slot every two seconds
+ *       while the dead leader's walsender is still being torn down.
+ * </ul>
+ *
+ * <p>The outbox routing is the contract of DESIGN.md, so it is set here rather than in the property
+ * file: one {@code EventRouter} per outbox table (selected by a {@code TopicNameMatches} predicate
+ * on the table's change topic), key {@code aggregate_id}, value the {@code payload} JSON text,
+ * headers {@code id}, {@code eventType}, {@code tenant}, {@code traceparent}, {@code tracestate},
+ * topic {@code relay.topics.publication-events} for {@code writer.outbox} and {@code
+ * relay.topics.delivery-events} for {@code consumer.outbox}. Transforms named in {@code
+ * debezium.transforms} run after these.
+ */
+public final class EngineProperties {
+
+  public static final String ENGINE_NAME = "herald-relay";
+  public static final String KAFKA_OFFSET_STORE =
+      "org.apache.kafka.connect.storage.KafkaOffsetBackingStore";
+  public static final String HEARTBEAT_TABLE = "herald_relay.heartbeat";
+
+  private static final String HEARTBEAT_QUERY =
+      "INSERT INTO herald_relay.heartbeat (id, beat_at) VALUES ('%s', now())"
+          + " ON CONFLICT (id) DO UPDATE SET beat_at = EXCLUDED.beat_at";
+
+  static final String WRITER_ROUTER = "heraldWriterOutbox";
+  static final String CONSUMER_ROUTER = "heraldConsumerOutbox";
+
+  private static final String HEADERS =
+      "event_type:header:eventType,tenant_id:header:tenant,"
+          + "trace_parent:header:traceparent,trace_state:header:tracestate";
+
+  private final Map<String, String> properties;
+
+  private EngineProperties(Map<String, String> properties) {
+    this.properties = Map.copyOf(properties);
+  }
+
+  /**
+   * Builds and checks the engine properties.
+   *
+   * @param source {@code debezium.source.*}, prefix stripped
+   * @param transforms transform names in order
+   * @param transformSettings {@code debezium.transforms.*}, prefix stripped
+   * @param predicates predicate names
+   * @param predicateSettings {@code debezium.predicates.*}, prefix stripped
+   * @param bootstrapServers Kafka brokers, for the offset store
+   * @param publicationEventsTopic topic for {@code writer.outbox} events
+   * @param deliveryEventsTopic topic for {@code consumer.outbox} events
+   * @throws IllegalArgumentException listing every contradiction, each naming its key
+   */
+  public static EngineProperties from(
+      Map<String, String> source,
+      List<String> transforms,
+      Map<String, String> transformSettings,
+      List<String> predicates,
+      Map<String, String> predicateSettings,
+      String bootstrapServers,
+      String publicationEventsTopic,
+      String deliveryEventsTopic) {
+    Map<String, String> p = new LinkedHashMap<>();
+    p.put("name", ENGINE_NAME);
+    p.put("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
+    p.put("plugin.name", "pgoutput");
+    p.put("snapshot.mode", "no_data");
+    p.put("publication.name", "herald_outbox");
+    p.put("publication.autocreate.mode", "disabled");
+    p.put("slot.name", "herald_relay");
+    p.put("slot.drop.on.stop", "false");
+    p.put("slot.retry.delay.ms", "2000");
+    p.put("slot.max.retries", "30");
+    p.put("topic.prefix", "herald");
+    p.put("table.include.list", "writer\\.outbox,consumer\\.outbox,herald_relay\\.heartbeat");
+    p.put("tombstones.on.delete", "false");
+    p.put("extended.headers.enabled", "false");
+    p.put("offset.storage", KAFKA_OFFSET_STORE);
+    p.put("offset.storage.topic", "herald.relay.offsets");
+    p.put("offset.storage.partitions", "1");
+    p.put("offset.storage.replication.factor", "-1");
+    p.put("offset.flush.interval.ms", "250");
+    p.put("offset.flush.timeout.ms", "10000");
+    p.put("poll.interval.ms", "20");
+    p.put("heartbeat.interval.ms", "10000");
+    // Debezium 3.6's latency statistics feed a bounded queue; under a backlog it overflows and logs
+    // a WARN per event (10,000 lines in one drain). The relay exports its own meters instead.
+    p.put("statistics.metrics.enabled", "false");
+    p.putAll(source);
+    p.putIfAbsent("heartbeat.action.query", String.format(HEARTBEAT_QUERY, p.get("slot.name")));
+    List<String> allTransforms = new ArrayList<>(List.of(WRITER_ROUTER, CONSUMER_ROUTER));
+    allTransforms.addAll(transforms);
+    List<String> allPredicates = new ArrayList<>(List.of(WRITER_ROUTER, CONSUMER_ROUTER));
+    allPredicates.addAll(predicates);
+    String prefix = java.util.regex.Pattern.quote(p.get("topic.prefix"));
+    router(p, WRITER_ROUTER, prefix + "\\.writer\\.outbox", publicationEventsTopic);
+    router(p, CONSUMER_ROUTER, prefix + "\\.consumer\\.outbox", deliveryEventsTopic);
+    p.put("transforms", String.join(",", allTransforms));
+    transformSettings.forEach((key, value) -> p.put("transforms." + key, value));
+    p.put("predicates", String.join(",", allPredicates));
+    predicateSettings.forEach((key, value) -> p.put("predicates." + key, value));
+    p.put("bootstrap.servers", bootstrapServers);
+    check(p, source, transforms, predicates);
+    return new EngineProperties(p);
+  }
+
+  private static void router(
+      Map<String, String> p, String name, String tablePattern, String topic) {
+    String t = "transforms." + name + ".";
+    p.put(t + "type", "io.debezium.transforms.outbox.EventRouter");
+    p.put(t + "predicate", name);
+    p.put(t + "table.field.event.id", "id");
+    p.put(t + "table.field.event.key", "aggregate_id");
+    p.put(t + "table.field.event.payload", "payload");
+    p.put(t + "table.fields.additional.placement", HEADERS);
+    p.put(t + "route.by.field", "aggregate_type");
+    // No ${routedByValue} in the replacement: every event of this table goes to one topic.
+    p.put(t + "route.topic.replacement", topic);
+    p.put(t + "route.tombstone.on.empty.payload", "false");
+    p.put(t + "table.expand.json.payload", "false");
+    p.put(
+        "predicates." + name + ".type",
+        "org.apache.kafka.connect.transforms.predicates.TopicNameMatches");
+    p.put("predicates." + name + ".pattern", tablePattern);
+  }
+
+  private static void check(
+      Map<String, String> p,
+      Map<String, String> source,
+      List<String> transforms,
+      List<String> predicates) {
+    List<String> problems = new ArrayList<>();
+    require(p, "plugin.name", "pgoutput", "the schema creates a pgoutput slot", problems);
+    require(
+        p,
+        "snapshot.mode",
+        "no_data",
+        "any snapshot mode streams from the current WAL position on a slot with a backlog and loses"
+            + " rows committed before the relay first ran",
+        problems);
+    require(
+        p,
+        "slot.drop.on.stop",
+        "false",
+        "dropping the slot on stop loses every event committed while the relay is down",
+        problems);
+    require(
+        p,
+        "extended.headers.enabled",
+        "false",
+        "Debezium would add __debezium.context.* headers to every event",
+        problems);
+    require(
+        p,
+        "offset.storage",
+        KAFKA_OFFSET_STORE,
+        "the relay keeps its slot identity next to the offsets in the offsets topic",
+        problems);
+    for (String key : List.of("database.hostname", "database.user", "database.dbname")) {
+      if (isBlank(p.get(key))) {
+        problems.add("debezium.source." + key + ": required key is missing");
+      }
+    }
+    for (String name : List.of(WRITER_ROUTER, CONSUMER_ROUTER)) {
+      if (transforms.contains(name) || predicates.contains(name)) {
+        problems.add(
+            "debezium.transforms / debezium.predicates: '"
+                + name
+                + "' is the relay's own outbox router");
+      }
+    }
+    if (source.containsKey("bootstrap.servers")) {
+      problems.add(
+          "debezium.source.bootstrap.servers: set the brokers once, in relay.kafka.bootstrap-servers");
+    }
+    if (!problems.isEmpty()) {
+      throw new IllegalArgumentException(String.join("; ", problems));
+    }
+  }
+
+  private static void require(
+      Map<String, String> p, String key, String expected, String why, List<String> problems) {
+    String actual = p.get(key);
+    if (!expected.equalsIgnoreCase(actual == null ? "" : actual.strip())) {
+      problems.add(
+          "debezium.source."
+              + key
+              + "="
+              + actual
+              + " is not allowed: the relay needs "
+              + expected
+              + " ("
+              + why
+              + ")");
+    }
+  }
+
+  private static boolean isBlank(String value) {
+    return value == null || value.isBlank();
+  }
+
+  /** A copy for {@code DebeziumEngine.Builder#using(Properties)}. */
+  public Properties toProperties() {
+    Properties copy = new Properties();
+    copy.putAll(properties);
+    return copy;
+  }
+
+  public String get(String key) {
+    return properties.get(key);
+  }
+
+  public String slotName() {
+    return properties.get("slot.name");
+  }
+
+  public String topicPrefix() {
+    return properties.get("topic.prefix");
+  }
+
+  public String offsetTopic() {
+    return properties.get("offset.storage.topic");
+  }
+
+  public int offsetTopicPartitions() {
+    return Integer.parseInt(properties.get("offset.storage.partitions"));
+  }
+
+  public short offsetTopicReplicationFactor() {
+    return Short.parseShort(properties.get("offset.storage.replication.factor"));
+  }
+
+  /** Topic of Debezium's heartbeat records ({@code topic.heartbeat.prefix.topic.prefix}). */
+  public String heartbeatTopic() {
+    return properties.getOrDefault("topic.heartbeat.prefix", "__debezium-heartbeat")
+        + "."
+        + topicPrefix();
+  }
+
+  /** Topic the heartbeat table's change records carry before routing. */
+  public String heartbeatTableTopic() {
+    return topicPrefix() + "." + HEARTBEAT_TABLE;
+  }
+
+  /** JDBC URL of the captured database, from the connector's connection settings. */
+  public String jdbcUrl() {
+    return "jdbc:postgresql://"
+        + properties.get("database.hostname")
+        + ":"
+        + properties.getOrDefault("database.port", "5432")
+        + "/"
+        + properties.get("database.dbname");
+  }
+
+  public String databaseName() {
+    return properties.get("database.dbname");
+  }
+
+  public String databaseUser() {
+    return properties.get("database.user");
+  }
+
+  public String databasePassword() {
+    return properties.get("database.password");
+  }
+}

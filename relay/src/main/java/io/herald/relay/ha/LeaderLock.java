@@ -1,0 +1,172 @@
+package io.herald.relay.ha;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Properties;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Leadership among the relays of one database: a PostgreSQL session-level advisory lock held on a
+ * dedicated connection for as long as the relay streams.
+ *
+ * <p>PostgreSQL releases the lock the moment the holder's session ends: at once when its process
+ * dies (the kernel closes the socket), and within the session's TCP keepalive / user timeout (set
+ * below) when its host vanishes. A standby polls {@code pg_try_advisory_lock} every {@code
+ * pollInterval}, so it takes over within one interval plus the engine's start. The replication slot
+ * itself admits one reader, so even a relay that has not noticed losing its lock cannot stream next
+ * to the new leader; the leader checks its lock connection on every {@link #stillHeld()} call and
+ * stops streaming when it is gone.
+ *
+ * <p>Every relay of one database uses the same key ({@code relay.standby.lock-key}); relays of
+ * different databases use different keys or servers. {@link #acquire} and {@link #stillHeld} run on
+ * the owner thread; {@link #close} may run on the shutdown thread.
+ */
+public final class LeaderLock implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(LeaderLock.class);
+
+  private static final String TRY_LOCK_SQL = "SELECT pg_try_advisory_lock(?)";
+
+  private static final String SET_SQL = "SELECT set_config(?, ?, false)";
+
+  private final String jdbcUrl;
+  private final Properties connectionProperties;
+  private final long key;
+  private final Duration pollInterval;
+  private final Duration deadPeerTimeout;
+  private volatile Connection connection;
+
+  /**
+   * @param deadPeerTimeout how long PostgreSQL waits on an unresponsive holder before ending its
+   *     session (TCP keepalive and {@code tcp_user_timeout}); bounds takeover after a host failure
+   */
+  public LeaderLock(
+      String jdbcUrl,
+      String user,
+      String password,
+      long key,
+      Duration pollInterval,
+      Duration deadPeerTimeout) {
+    this.jdbcUrl = jdbcUrl;
+    this.connectionProperties = new Properties();
+    connectionProperties.setProperty("user", user);
+    if (password != null) {
+      connectionProperties.setProperty("password", password);
+    }
+    connectionProperties.setProperty("tcpKeepAlive", "true");
+    connectionProperties.setProperty("ApplicationName", "herald-relay-leader-lock");
+    this.key = key;
+    this.pollInterval = pollInterval;
+    this.deadPeerTimeout = deadPeerTimeout;
+  }
+
+  /**
+   * Waits until this relay holds the lock or {@code keepWaiting} turns false.
+   *
+   * @return true when the lock is held
+   */
+  public boolean acquire(BooleanSupplier keepWaiting) throws InterruptedException {
+    boolean loggedWaiting = false;
+    while (keepWaiting.getAsBoolean()) {
+      try {
+        if (tryLock()) {
+          log.info("Leader lock {} acquired: this relay streams", key);
+          return true;
+        }
+        if (!loggedWaiting) {
+          log.info(
+              "Leader lock {} is held by another relay; standing by, retrying every {}",
+              key,
+              pollInterval);
+          loggedWaiting = true;
+        }
+      } catch (SQLException e) {
+        log.warn(
+            "Could not try the leader lock {} (SQLState {}); retrying in {}",
+            key,
+            e.getSQLState(),
+            pollInterval,
+            e);
+        closeConnection();
+      }
+      Thread.sleep(pollInterval.toMillis());
+    }
+    return false;
+  }
+
+  /** Whether the session holding the lock is still alive (and so still holds it). */
+  public boolean stillHeld() {
+    try {
+      return connection != null && connection.isValid(validationSeconds());
+    } catch (SQLException e) {
+      log.error("Leader lock connection check failed", e);
+      return false;
+    }
+  }
+
+  @Override
+  public void close() {
+    closeConnection();
+  }
+
+  private boolean tryLock() throws SQLException {
+    if (connection == null || connection.isClosed()) {
+      connection = open();
+    }
+    try (PreparedStatement statement = connection.prepareStatement(TRY_LOCK_SQL)) {
+      statement.setLong(1, key);
+      try (ResultSet rows = statement.executeQuery()) {
+        rows.next();
+        return rows.getBoolean(1);
+      }
+    }
+  }
+
+  private Connection open() throws SQLException {
+    Connection opened = DriverManager.getConnection(jdbcUrl, connectionProperties);
+    try (PreparedStatement statement = opened.prepareStatement(SET_SQL)) {
+      // The server ends the session (and so frees the lock) when the peer stops answering.
+      long seconds = Math.max(1, deadPeerTimeout.toSeconds());
+      long idle = Math.max(1, seconds / 3);
+      set(statement, "tcp_keepalives_idle", idle);
+      set(statement, "tcp_keepalives_interval", Math.max(1, idle / 2));
+      set(statement, "tcp_keepalives_count", 3);
+      set(statement, "tcp_user_timeout", deadPeerTimeout.toMillis());
+    } catch (SQLException e) {
+      opened.close();
+      throw e;
+    }
+    return opened;
+  }
+
+  private static void set(PreparedStatement statement, String setting, long value)
+      throws SQLException {
+    statement.setString(1, setting);
+    statement.setString(2, Long.toString(value));
+    statement.execute();
+  }
+
+  private int validationSeconds() {
+    return (int) Math.max(1, Math.min(Integer.MAX_VALUE, deadPeerTimeout.toSeconds()));
+  }
+
+  private void closeConnection() {
+    if (connection == null) {
+      return;
+    }
+    try {
+      connection.close();
+    } catch (SQLException e) {
+      log.warn(
+          "Closing the leader lock connection failed; the server frees the lock when the session ends",
+          e);
+    }
+    connection = null;
+  }
+}

@@ -1,0 +1,80 @@
+package io.herald.relay.health;
+
+import io.herald.runtime.ops.HealthCheck;
+import java.time.Duration;
+
+/**
+ * The relay's {@code /health} checks, read from {@link RelayStatus}. Thread-safe.
+ *
+ * <ul>
+ *   <li>{@code relay}: up while standing by, starting or streaming; down when the relay failed, or
+ *       when a batch has waited longer than {@link #KAFKA_WAIT_LIMIT} for Kafka's acknowledgements
+ *       (Kafka unreachable: the producer retries inside, so nothing else would show it). The detail
+ *       names the phase, the age of the last published event and of the last batch (heartbeats
+ *       included: a streaming relay hands over a batch at least every heartbeat interval, so a
+ *       growing batch age means the connection to PostgreSQL is stuck).
+ *   <li>{@code slot-lag}: the WAL the slot holds back. Up with a warning above the threshold: a
+ *       restart does not cure lag, so it should page a human, not a liveness probe.
+ * </ul>
+ */
+public final class RelayHealth {
+
+  /** A batch waiting longer than this for acknowledgements marks the relay DOWN. */
+  public static final Duration KAFKA_WAIT_LIMIT = Duration.ofSeconds(15);
+
+  private final RelayStatus status;
+  private final long lagWarnBytes;
+
+  public RelayHealth(RelayStatus status, long lagWarnBytes) {
+    this.status = status;
+    this.lagWarnBytes = lagWarnBytes;
+  }
+
+  public HealthCheck relay() {
+    return HealthCheck.of(
+        "relay",
+        () -> {
+          RelayStatus.Phase phase = status.phase();
+          java.util.Optional<Duration> waiting = status.waitingForKafka();
+          boolean kafkaStuck = waiting.filter(w -> w.compareTo(KAFKA_WAIT_LIMIT) > 0).isPresent();
+          String detail =
+              phase
+                  + (kafkaStuck
+                      ? "; waiting "
+                          + ago(waiting.get()).replace(" ago", "")
+                          + " for Kafka to acknowledge"
+                      : "")
+                  + "; last event "
+                  + status.lastEventAge().map(RelayHealth::ago).orElse("never")
+                  + "; last batch "
+                  + status.lastBatchAge().map(RelayHealth::ago).orElse("never")
+                  + status.failure().map(reason -> "; " + reason).orElse("");
+          return switch (phase) {
+            case STANDBY, STARTING, STREAMING, STOPPING ->
+                kafkaStuck ? HealthCheck.Status.down(detail) : HealthCheck.Status.up(detail);
+            case KAFKA_UNAVAILABLE, FAILED -> HealthCheck.Status.down(detail);
+          };
+        });
+  }
+
+  public HealthCheck slotLag() {
+    return HealthCheck.of(
+        "slot-lag",
+        () -> {
+          long lag = status.slotLagBytes();
+          if (lag < 0) {
+            return HealthCheck.Status.up("not measured (standby, or the last check failed)");
+          }
+          return HealthCheck.Status.up(
+              (lag > lagWarnBytes ? "WARNING: " : "")
+                  + lag
+                  + " bytes of WAL behind the slot (warning above "
+                  + lagWarnBytes
+                  + ")");
+        });
+  }
+
+  private static String ago(Duration age) {
+    return age.toMillis() + " ms ago";
+  }
+}

@@ -1,0 +1,89 @@
+package io.herald.relay.health;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+
+/**
+ * The relay's meters, registered once. Names follow Micrometer's dotted style; the Prometheus
+ * registry renders them as {@code herald_relay_events_published_total} and so on.
+ *
+ * <p>Thread-safe (Micrometer meters are).
+ */
+public final class RelayMetrics {
+
+  private final Counter published;
+  private final Counter skipped;
+  private final Counter sendErrors;
+  private final Counter sendRetries;
+  private final DistributionSummary batchSize;
+  private final Timer batchLatency;
+
+  public RelayMetrics(MeterRegistry registry, RelayStatus status) {
+    published =
+        Counter.builder("herald.relay.events.published")
+            .description("Outbox events acknowledged by Kafka")
+            .register(registry);
+    skipped =
+        Counter.builder("herald.relay.events.skipped")
+            .description("Heartbeat records that only advance the offset")
+            .register(registry);
+    sendErrors =
+        Counter.builder("herald.relay.send.errors")
+            .description("Kafka sends that failed (each is retried or stops the relay)")
+            .register(registry);
+    sendRetries =
+        Counter.builder("herald.relay.send.retries")
+            .description("Batch remainders sent again after a retriable Kafka failure")
+            .register(registry);
+    batchSize =
+        DistributionSummary.builder("herald.relay.batch.size")
+            .description("Records per batch handed over by the engine")
+            .register(registry);
+    batchLatency =
+        Timer.builder("herald.relay.batch.send.latency")
+            .description("From the first send of a batch to the last acknowledgement")
+            .publishPercentiles(0.5, 0.99)
+            .register(registry);
+    Gauge.builder("herald.relay.slot.lag.bytes", status, RelayStatus::slotLagBytes)
+        .description("pg_current_wal_lsn() - confirmed_flush_lsn of the slot; -1 when unknown")
+        .baseUnit("bytes")
+        .register(registry);
+    Gauge.builder(
+            "herald.relay.last.event.age.seconds",
+            status,
+            s -> s.lastEventAge().map(d -> d.toMillis() / 1000.0).orElse(-1.0))
+        .description("Seconds since the last published event; -1 before the first")
+        .register(registry);
+    Gauge.builder(
+            "herald.relay.streaming",
+            status,
+            s -> s.phase() == RelayStatus.Phase.STREAMING ? 1.0 : 0.0)
+        .description("1 while this relay holds the lock and streams")
+        .register(registry);
+  }
+
+  public void published(int count) {
+    published.increment(count);
+  }
+
+  public void skipped(int count) {
+    skipped.increment(count);
+  }
+
+  public void sendError() {
+    sendErrors.increment();
+  }
+
+  public void sendRetry() {
+    sendRetries.increment();
+  }
+
+  public void batch(int size, Duration sendTime) {
+    batchSize.record(size);
+    batchLatency.record(sendTime);
+  }
+}

@@ -1,0 +1,113 @@
+package io.herald.relay.health;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * What the relay is doing right now, for {@code /health} and the metrics.
+ *
+ * <p>Written by the engine, sink, leader lock and slot monitor threads; read by the HTTP threads.
+ * Every field is a single atomic, so readers see each value current but not a consistent snapshot
+ * across fields, which is all a health probe needs.
+ */
+public final class RelayStatus {
+
+  /** The relay's role in its lifecycle; changed only forward except for {@code STREAMING}. */
+  public enum Phase {
+    /** Waiting for the leader lock: another relay streams, or none has started yet. */
+    STANDBY,
+    /** Holds the lock; checking the slot and offsets, starting the engine. */
+    STARTING,
+    /** The engine is connected and streaming. */
+    STREAMING,
+    /** The sink cannot reach Kafka and is retrying with backoff. */
+    KAFKA_UNAVAILABLE,
+    /** Shutting down on request. */
+    STOPPING,
+    /** Stopped because of an error; the process is about to exit. */
+    FAILED
+  }
+
+  private final Clock clock;
+  private final AtomicReference<Phase> phase = new AtomicReference<>(Phase.STANDBY);
+  private final AtomicReference<String> failure = new AtomicReference<>();
+  private final AtomicReference<Instant> lastEventAt = new AtomicReference<>();
+  private final AtomicReference<Instant> lastBatchAt = new AtomicReference<>();
+  private final AtomicLong slotLagBytes = new AtomicLong(-1);
+  private final AtomicReference<Instant> sendingSince = new AtomicReference<>();
+
+  public RelayStatus(Clock clock) {
+    this.clock = clock;
+  }
+
+  public Phase phase() {
+    return phase.get();
+  }
+
+  public void phase(Phase next) {
+    phase.set(next);
+  }
+
+  /** Moves from {@code expected} to {@code next} only if the phase still is {@code expected}. */
+  public boolean transition(Phase expected, Phase next) {
+    return phase.compareAndSet(expected, next);
+  }
+
+  public void failed(String reason) {
+    failure.set(reason);
+    phase.set(Phase.FAILED);
+  }
+
+  public Optional<String> failure() {
+    return Optional.ofNullable(failure.get());
+  }
+
+  /** Records that the sink started sending a batch and waits for Kafka's acknowledgements. */
+  public void sending() {
+    sendingSince.set(clock.instant());
+  }
+
+  /**
+   * How long the sink has been waiting for Kafka to acknowledge the current batch; empty between
+   * batches. A long wait means Kafka is unreachable or too slow (the producer retries inside).
+   */
+  public Optional<Duration> waitingForKafka() {
+    Instant since = sendingSince.get();
+    return since == null ? Optional.empty() : Optional.of(Duration.between(since, clock.instant()));
+  }
+
+  /** Records that a batch was fully acknowledged by Kafka, with {@code events} published in it. */
+  public void batchDone(int events) {
+    Instant now = clock.instant();
+    sendingSince.set(null);
+    lastBatchAt.set(now);
+    if (events > 0) {
+      lastEventAt.set(now);
+    }
+  }
+
+  /** Time since the last published event, empty before the first one. */
+  public Optional<Duration> lastEventAge() {
+    Instant at = lastEventAt.get();
+    return at == null ? Optional.empty() : Optional.of(Duration.between(at, clock.instant()));
+  }
+
+  /** Time since the engine last handed over a batch (heartbeats included). */
+  public Optional<Duration> lastBatchAge() {
+    Instant at = lastBatchAt.get();
+    return at == null ? Optional.empty() : Optional.of(Duration.between(at, clock.instant()));
+  }
+
+  public void slotLagBytes(long bytes) {
+    slotLagBytes.set(bytes);
+  }
+
+  /** Slot lag in bytes from the last check, -1 before the first check or when it failed. */
+  public long slotLagBytes() {
+    return slotLagBytes.get();
+  }
+}

@@ -1,0 +1,207 @@
+package io.herald.relay.slot;
+
+import io.herald.relay.offsets.EngineOffset;
+import io.herald.relay.offsets.SlotIdentity;
+import io.herald.relay.offsets.StoredOffsets;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * Decides, before the engine starts, whether streaming from the slot with the stored offsets could
+ * skip a committed event; if it could, the relay refuses to start.
+ *
+ * <p>The invariants it relies on:
+ *
+ * <ul>
+ *   <li>Debezium confirms a position to the slot only after the offset holding it was stored, so a
+ *       slot's {@code confirmed_flush_lsn} is never ahead of {@link
+ *       EngineOffset#confirmedPosition()}. When it is, something else moved the slot: it was
+ *       dropped and recreated (a new slot starts at the current end of the WAL), advanced by hand,
+ *       or consumed by another reader. PostgreSQL would then stream from the slot's position and
+ *       the events between the two positions would never reach Kafka.
+ *   <li>Stored offsets can never be ahead of the server's current WAL position; when they are, the
+ *       database was restored from a backup or the relay points at another server, and Debezium
+ *       would skip every event up to the stored position.
+ *   <li>The schema set-up registers the slot's consistent point when it creates the slot ({@code
+ *       herald_relay.capture_slot}), the marker of that slot's creation. Until a relay has
+ *       confirmed anything, the slot must still be at that point; once a relay adopted the slot,
+ *       the marker it stored with the offsets must still match the registered one.
+ *   <li>The stored {@link SlotIdentity} names the cluster ({@code system_identifier}); offsets of
+ *       another cluster mean nothing here.
+ * </ul>
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class SlotGuard {
+
+  /** What the caller must do after a successful check. */
+  public enum Verdict {
+    /** First start: record the slot identity next to the offsets, then stream. */
+    ADOPT_SLOT,
+    /** Offsets and slot agree: stream. */
+    RESUME,
+    /**
+     * The identity is stored but the engine offset is gone: streaming from the slot re-delivers
+     * what the slot has not confirmed (duplicates, no loss).
+     */
+    RESUME_WITHOUT_OFFSET
+  }
+
+  /** The outcome: what to do and, for a first start, the identity to store. */
+  public record Decision(Verdict verdict, Optional<SlotIdentity> identityToStore) {}
+
+  private final String slotName;
+  private final String expectedPlugin;
+
+  public SlotGuard(String slotName, String expectedPlugin) {
+    this.slotName = slotName;
+    this.expectedPlugin = expectedPlugin;
+  }
+
+  /**
+   * @throws SlotGapException when starting could skip events
+   */
+  public Decision check(
+      Optional<SlotState> found,
+      Optional<Lsn> registeredCreation,
+      ServerState server,
+      StoredOffsets stored,
+      Instant now) {
+    SlotState slot = found.orElseThrow(() -> missing(server, stored));
+    if (!"logical".equals(slot.slotType()) || !expectedPlugin.equals(slot.plugin())) {
+      throw refuse(
+          "Replication slot '%s' is a %s slot with plugin '%s'; the relay needs a logical slot with"
+              + " plugin '%s'. Recover: drop it and run the schema migrations, which create it.",
+          slotName, slot.slotType(), slot.plugin(), expectedPlugin);
+    }
+    if (!server.database().equals(slot.database())) {
+      throw refuse(
+          "Replication slot '%s' decodes database '%s' but the relay is connected to '%s'. Recover:"
+              + " point debezium.source.database.dbname at '%s' or use this database's own slot.",
+          slotName, slot.database(), server.database(), slot.database());
+    }
+    if (slot.invalidation().isPresent()) {
+      throw refuse(
+          "Replication slot '%s' was invalidated by PostgreSQL (%s): the WAL it needed is gone,"
+              + " so events committed since position %s may be lost. Recover: republish the outbox"
+              + " rows committed since then (they are still in the outbox if retention keeps them),"
+              + " then drop and recreate the slot, delete the relay offsets and start again; raise"
+              + " max_slot_wal_keep_size so it does not happen again.",
+          slotName,
+          slot.invalidation().get(),
+          slot.confirmedFlush().map(Lsn::toString).orElse("unknown"));
+    }
+    Lsn slotPosition =
+        slot.confirmedFlush()
+            .orElseThrow(
+                () ->
+                    refuse(
+                        "Replication slot '%s' has no confirmed_flush_lsn; it is not a usable"
+                            + " logical slot.",
+                        slotName));
+    Optional<SlotIdentity> identity = stored.identity();
+    if (identity.isPresent()
+        && !identity.get().systemIdentifier().equals(server.systemIdentifier())) {
+      throw refuse(
+          "The relay offsets were written against PostgreSQL cluster %s (slot '%s', adopted at %s)"
+              + " but this server is cluster %s. Offsets of another cluster would skip or repeat"
+              + " arbitrary events. Recover: point the relay at the right database, or give this"
+              + " cluster its own offsets topic (offset.storage.topic) or engine name.",
+          identity.get().systemIdentifier(),
+          identity.get().slot(),
+          identity.get().adoptedAt(),
+          server.systemIdentifier());
+    }
+    if (identity.isPresent()
+        && identity.get().createdAt().isPresent()
+        && registeredCreation.isPresent()
+        && !identity.get().createdAt().equals(registeredCreation)) {
+      throw refuse(
+          "Replication slot '%s' was created again by the schema set-up (consistent point %s) after"
+              + " the relay adopted the slot created at %s: events committed between the two may"
+              + " be lost. Recover: republish the outbox rows committed since %s, delete the relay"
+              + " offsets for this engine and the slot identity entry, and start again.",
+          slotName,
+          registeredCreation.get(),
+          identity.get().createdAt().get(),
+          identity.get().adoptedAt());
+    }
+    Optional<EngineOffset> offset = stored.engine();
+    if (offset.isEmpty()) {
+      if (identity.isPresent()) {
+        return new Decision(Verdict.RESUME_WITHOUT_OFFSET, Optional.empty());
+      }
+      if (registeredCreation.isPresent() && slotPosition.isAfter(registeredCreation.get())) {
+        throw refuse(
+            "Replication slot '%s' has moved from %s, where the schema set-up created it, to %s,"
+                + " but the relay has no offsets for it: another reader consumed the slot, or it"
+                + " was recreated, so events committed between the two positions would never reach"
+                + " Kafka. Recover: republish the outbox rows committed in that range, then record"
+                + " the slot's current position as its start (UPDATE herald_relay.capture_slot SET"
+                + " consistent_point = '%s' WHERE slot_name = '%s') and start again; or point the"
+                + " relay at the offsets topic it used before (offset.storage.topic).",
+            slotName, registeredCreation.get(), slotPosition, slotPosition, slotName);
+      }
+      return new Decision(
+          Verdict.ADOPT_SLOT,
+          Optional.of(
+              new SlotIdentity(
+                  server.systemIdentifier(),
+                  server.database(),
+                  slotName,
+                  registeredCreation,
+                  slotPosition,
+                  now)));
+    }
+    Lsn furthest = offset.get().furthest().orElse(slotPosition);
+    if (furthest.isAfter(server.currentWal())) {
+      throw refuse(
+          "The relay offsets point at WAL position %s but the server's WAL ends at %s: the"
+              + " database was restored from a backup, or the relay points at another server."
+              + " Streaming would skip every event up to %s. Recover: republish the outbox rows"
+              + " committed after the restore point, then delete the relay offsets (topic entry"
+              + " for this engine) and start again.",
+          furthest, server.currentWal(), furthest);
+    }
+    Optional<Lsn> confirmed = offset.get().confirmedPosition();
+    if (confirmed.isPresent() && slotPosition.isAfter(confirmed.get())) {
+      throw refuse(
+          "Replication slot '%s' is ahead of the relay offsets: its confirmed_flush_lsn is %s but"
+              + " the relay last confirmed %s. The slot was dropped and recreated, advanced by"
+              + " hand, or read by another consumer; events committed between %s and %s would"
+              + " never reach Kafka. Recover: republish the outbox rows committed in that range"
+              + " (they are still in the outbox if retention keeps them), then delete the relay"
+              + " offsets for this engine so it starts from the slot, and start again.",
+          slotName, slotPosition, confirmed.get(), confirmed.get(), slotPosition);
+    }
+    return new Decision(Verdict.RESUME, Optional.empty());
+  }
+
+  private SlotGapException missing(ServerState server, StoredOffsets stored) {
+    if (stored.engine().isPresent() || stored.identity().isPresent()) {
+      return refuse(
+          "Replication slot '%s' does not exist in database '%s' but the relay has offsets for it"
+              + " (last position %s): the slot was dropped, and the WAL of events committed since"
+              + " then is no longer retained. Recover: create the slot again (SELECT"
+              + " pg_create_logical_replication_slot('%s', 'pgoutput')) and record its start"
+              + " (UPDATE herald_relay.capture_slot SET consistent_point = <the returned lsn>),"
+              + " republish the outbox rows committed since %s, delete the relay offsets and slot"
+              + " identity for this engine from the offsets topic, and start again.",
+          slotName,
+          server.database(),
+          stored.engine().flatMap(EngineOffset::furthest).map(Lsn::toString).orElse("unknown"),
+          slotName,
+          stored.engine().flatMap(EngineOffset::furthest).map(Lsn::toString).orElse("then"));
+    }
+    return refuse(
+        "Replication slot '%s' does not exist in database '%s'. The relay never creates it"
+            + " itself, because a slot created at start-up would miss every row committed before."
+            + " Recover: run the schema migrations (they create the publication and the slot), then"
+            + " start the relay.",
+        slotName, server.database());
+  }
+
+  private static SlotGapException refuse(String format, Object... args) {
+    return new SlotGapException("Relay refuses to start: " + String.format(format, args));
+  }
+}

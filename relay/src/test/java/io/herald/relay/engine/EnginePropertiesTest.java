@@ -1,0 +1,59 @@
+package io.herald.relay.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+class EnginePropertiesTest {
+
+  private static Map<String, String> source() {
+    Map<String, String> source = new HashMap<>();
+    source.put("database.hostname", "db");
+    source.put("database.user", "relay");
+    source.put("database.dbname", "herald");
+    return source;
+  }
+
+  private static EngineProperties build(Map<String, String> source) {
+    return EngineProperties.from(
+        source, List.of(), Map.of(), List.of(), Map.of(), "k:9092", "pub.events", "del.events");
+  }
+
+  @Test
+  void shouldRouteEachOutboxTableToItsConfiguredTopic() {
+    EngineProperties properties = build(source());
+
+    assertThat(properties.get("transforms")).isEqualTo("heraldWriterOutbox,heraldConsumerOutbox");
+    assertThat(properties.get("transforms.heraldWriterOutbox.route.topic.replacement"))
+        .isEqualTo("pub.events");
+    assertThat(properties.get("transforms.heraldConsumerOutbox.route.topic.replacement"))
+        .isEqualTo("del.events");
+    assertThat(
+            Pattern.matches(
+                properties.get("predicates.heraldWriterOutbox.pattern"), "herald.writer.outbox"))
+        .isTrue();
+    assertThat(
+            Pattern.matches(
+                properties.get("predicates.heraldWriterOutbox.pattern"), "herald.consumer.outbox"))
+        .isFalse();
+    assertThat(properties.get("heartbeat.action.query")).contains("'herald_relay'");
+    assertThat(properties.get("bootstrap.servers")).isEqualTo("k:9092");
+  }
+
+  @Test
+  void shouldRejectSettingsThatWouldLoseEventsNamingTheKey() {
+    Map<String, String> source = source();
+    source.put("snapshot.mode", "initial");
+    source.put("slot.drop.on.stop", "true");
+
+    assertThatThrownBy(() -> build(source))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("debezium.source.snapshot.mode=initial")
+        .hasMessageContaining("debezium.source.slot.drop.on.stop=true");
+  }
+}

@@ -1,0 +1,77 @@
+package io.herald.relay.health;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.herald.runtime.ops.HealthCheck;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import org.junit.jupiter.api.Test;
+
+class RelayHealthTest {
+
+  /** A clock the test moves by hand. */
+  private static final class ManualClock extends Clock {
+    private Instant now = Instant.parse("2026-11-30T10:00:00Z");
+
+    void advance(Duration duration) {
+      now = now.plus(duration);
+    }
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
+
+    @Override
+    public java.time.ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(java.time.ZoneId zone) {
+      return this;
+    }
+  }
+
+  @Test
+  void shouldReportAStandbyAsUp() {
+    RelayStatus status = new RelayStatus(new ManualClock());
+
+    HealthCheck.Status health = new RelayHealth(status, 100).relay().check();
+
+    assertThat(health.up()).isTrue();
+    assertThat(health.detail()).startsWith("STANDBY");
+  }
+
+  @Test
+  void shouldReportDownWhenABatchWaitsTooLongForKafka() {
+    ManualClock clock = new ManualClock();
+    RelayStatus status = new RelayStatus(clock);
+    status.phase(RelayStatus.Phase.STREAMING);
+    RelayHealth health = new RelayHealth(status, 100);
+
+    status.sending();
+    clock.advance(RelayHealth.KAFKA_WAIT_LIMIT.plusSeconds(1));
+    HealthCheck.Status stuck = health.relay().check();
+    status.batchDone(10);
+    HealthCheck.Status recovered = health.relay().check();
+
+    assertThat(stuck.up()).isFalse();
+    assertThat(stuck.detail()).contains("for Kafka to acknowledge");
+    assertThat(recovered.up()).isTrue();
+    assertThat(recovered.detail()).contains("last event 0 ms ago");
+  }
+
+  @Test
+  void shouldWarnAboutSlotLagAboveTheThresholdWithoutFailingTheProbe() {
+    RelayStatus status = new RelayStatus(new ManualClock());
+    status.slotLagBytes(500);
+
+    HealthCheck.Status lag = new RelayHealth(status, 100).slotLag().check();
+
+    assertThat(lag.up()).isTrue();
+    assertThat(lag.detail()).startsWith("WARNING: 500 bytes");
+  }
+}

@@ -1,0 +1,109 @@
+package io.herald.relay.it;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * A relay running as a child JVM ({@code io.herald.relay.RelayMain} with a generated properties
+ * file), so tests can kill it for real: {@link #kill()} is SIGKILL, {@link #terminate()} SIGTERM.
+ * Its output goes to a log file under {@code target/}.
+ */
+final class RelayChild implements AutoCloseable {
+
+  private final Process process;
+  private final Path log;
+
+  private RelayChild(Process process, Path log) {
+    this.process = process;
+    this.log = log;
+  }
+
+  /** Test JVM options: small heap, quick start (C1 only) on the busy CI box. */
+  static final List<String> TEST_JVM =
+      List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+
+  static RelayChild start(Path properties, Path log) throws IOException {
+    return start(properties, log, TEST_JVM);
+  }
+
+  static RelayChild start(Path properties, Path log, List<String> jvmOptions) throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmOptions);
+    command.add("-cp");
+    command.add(classPath());
+    command.add("io.herald.relay.RelayMain");
+    command.add(properties.toString());
+    Files.createDirectories(log.getParent());
+    Process process =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()))
+            .start();
+    return new RelayChild(process, log);
+  }
+
+  private static String classPath() {
+    return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+        .map(entry -> Paths.get(entry).toAbsolutePath().toString())
+        .collect(Collectors.joining(File.pathSeparator));
+  }
+
+  long pid() {
+    return process.pid();
+  }
+
+  boolean isAlive() {
+    return process.isAlive();
+  }
+
+  /** SIGKILL: no shutdown hook runs, no offset is flushed. */
+  void kill() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor(30, TimeUnit.SECONDS);
+  }
+
+  /** SIGTERM, then waits for the process to exit; returns its exit code. */
+  int terminate() throws InterruptedException {
+    process.destroy();
+    if (!process.waitFor(90, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      process.waitFor(30, TimeUnit.SECONDS);
+      throw new AssertionError("relay did not stop within 90 s of SIGTERM; log: " + log);
+    }
+    return process.exitValue();
+  }
+
+  /** Waits for the process to exit on its own; returns the exit code or -1 on timeout. */
+  int awaitExit(long seconds) throws InterruptedException {
+    return process.waitFor(seconds, TimeUnit.SECONDS) ? process.exitValue() : -1;
+  }
+
+  String log() {
+    try {
+      return Files.readString(log, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      return "(log unreadable: " + e + ")";
+    }
+  }
+
+  Path logFile() {
+    return log;
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    if (process.isAlive()) {
+      kill();
+    }
+  }
+}

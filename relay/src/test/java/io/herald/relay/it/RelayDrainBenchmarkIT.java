@@ -1,0 +1,336 @@
+package io.herald.relay.it;
+
+import io.herald.devstack.HeraldIntegrationTest;
+import io.herald.devstack.PostgresServer;
+import io.herald.devstack.StackContext;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+/**
+ * Benchmark, not a test: prints figures for BENCHMARKS.md. Run with {@code -Dherald.benchmark=true
+ * -Dit.test=RelayDrainBenchmarkIT}; sizes via {@code -Dherald.benchmark.rows} (default 1,000,000).
+ *
+ * <p>Drains a backlog of outbox rows (100 rows per transaction, then 1 row per transaction) with
+ * the relay and, side by side, with {@code pg_recvlogical} to /dev/null on an identical pgoutput
+ * slot created at the same position; then measures commit-to-Kafka latency at 1,000 events/s and
+ * the idle relay's CPU.
+ */
+@HeraldIntegrationTest
+@EnabledIfSystemProperty(named = "herald.benchmark", matches = "true")
+class RelayDrainBenchmarkIT {
+
+  private static final int ROWS = Integer.getInteger("herald.benchmark.rows", 1_000_000);
+  private static final List<String> RELAY_JVM = relayJvm();
+  private static final String POLL_INTERVAL_MS =
+      System.getProperty("herald.benchmark.poll-interval-ms", "20");
+  private static final String PG_RECVLOGICAL =
+      System.getProperty("herald.benchmark.pg_recvlogical", "/usr/bin/pg_recvlogical");
+
+  /** The relay's JVM options, plus {@code -Dherald.benchmark.jvm} (e.g. a JFR recording). */
+  private static List<String> relayJvm() {
+    List<String> options = new ArrayList<>(List.of("-Xms64m", "-Xmx256m", "-XX:+UseSerialGC"));
+    String extra = System.getProperty("herald.benchmark.jvm", "").strip();
+    if (!extra.isEmpty()) {
+      options.addAll(List.of(extra.split("\\s+")));
+    }
+    return options;
+  }
+
+  @Test
+  void printDrainLatencyAndCostFigures(StackContext context) throws Exception {
+    RelayFixture fixture = new RelayFixture(context, "benchmark");
+    List<String> report = new ArrayList<>();
+    long published = 0;
+    for (int rowsPerTx : List.of(100, 1)) {
+      String recvSlot = "bench_recv_" + rowsPerTx + "_" + context.slot();
+      execute(fixture, "SELECT pg_create_logical_replication_slot('" + recvSlot + "', 'pgoutput')");
+      long loadStart = System.nanoTime();
+      load(fixture, ROWS, rowsPerTx);
+      long loadMs = ms(loadStart);
+      String endLsn = query(fixture, "SELECT pg_current_wal_lsn()::text");
+
+      Recv recv = pgRecvLogical(context, recvSlot, endLsn);
+      execute(fixture, "SELECT pg_drop_replication_slot('" + recvSlot + "')");
+
+      RelayFixture.Relay relay =
+          fixture.start(Map.of("debezium.source.poll.interval.ms", POLL_INTERVAL_MS), RELAY_JVM);
+      ProcessHandle handle = ProcessHandle.of(relay.process().pid()).orElseThrow();
+      long target = published + ROWS;
+      long started = System.nanoTime();
+      awaitEndOffsets(fixture, published + 1, Duration.ofMinutes(5));
+      long firstEvent = System.nanoTime();
+      Duration cpuAtFirst = cpu(handle);
+      awaitEndOffsets(fixture, target, Duration.ofMinutes(30));
+      long done = System.nanoTime();
+      Duration cpuDrain = cpu(handle).minus(cpuAtFirst);
+      long rssKb = peakRssKb(relay.process().pid());
+      double batches = relay.metric("herald_relay_batch_size_count");
+      double batchRecords = relay.metric("herald_relay_batch_size_sum");
+      double sendSeconds = relay.metric("herald_relay_batch_send_latency_seconds_sum");
+      published = target;
+      double drainSeconds = (done - firstEvent) / 1e9;
+      double relayRate = ROWS / drainSeconds;
+      report.add(
+          String.format(
+              "%d rows/tx: backlog of %,d rows loaded in %d ms; pg_recvlogical drained it in %.1f s"
+                  + " (%.0f rows/s, %.1f CPU s); relay drained it in %.1f s after its first event"
+                  + " (%.0f ev/s, start-up to first event %.1f s), ratio %.2f; relay CPU %.1f s"
+                  + " = %.1f CPU s per million events; relay peak RSS %d MiB (-Xmx256m); %.0f"
+                  + " batches of %.1f records on average, %.1f s of the drain spent in the sink",
+              rowsPerTx,
+              ROWS,
+              loadMs,
+              recv.seconds(),
+              ROWS / recv.seconds(),
+              recv.cpuSeconds(),
+              drainSeconds,
+              relayRate,
+              (firstEvent - started) / 1e9,
+              relayRate / (ROWS / recv.seconds()),
+              cpuDrain.toMillis() / 1000.0,
+              cpuDrain.toMillis() / 1000.0 / (ROWS / 1_000_000.0),
+              rssKb / 1024,
+              batches,
+              batchRecords / batches,
+              sendSeconds));
+      if (rowsPerTx == 1) {
+        report.add(latency(fixture, relay, handle, published));
+      }
+      relay.process().terminate();
+    }
+    System.out.println("RelayDrainBenchmarkIT results:");
+    report.forEach(line -> System.out.println("  " + line));
+  }
+
+  /** Offers 1,000 events/s for 15 s, one row per transaction; prints commit-to-Kafka latency. */
+  private static String latency(
+      RelayFixture fixture, RelayFixture.Relay relay, ProcessHandle handle, long publishedBefore)
+      throws Exception {
+    int events = 15_000;
+    Map<String, Long> committedAt = new ConcurrentHashMap<>();
+    List<Long> latencies = Collections.synchronizedList(new ArrayList<>());
+    Map<String, Object> config = new HashMap<>();
+    config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, fixture.context().bootstrapServers());
+    config.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 5);
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      List<TopicPartition> partitions = partitions(consumer, fixture.publicationEvents);
+      consumer.assign(partitions);
+      consumer.seekToEnd(partitions);
+      partitions.forEach(consumer::position);
+      CompletableFuture<Void> writer =
+          CompletableFuture.runAsync(() -> offer(fixture, events, committedAt));
+      Map<String, Long> arrivedAt = new HashMap<>();
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+      while (arrivedAt.size() < events && System.nanoTime() < deadline) {
+        for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(5))) {
+          long now = System.nanoTime();
+          arrivedAt.putIfAbsent(
+              new String(record.headers().lastHeader("id").value(), StandardCharsets.UTF_8), now);
+        }
+      }
+      writer.get(1, TimeUnit.MINUTES);
+      arrivedAt.forEach(
+          (id, at) -> {
+            Long committed = committedAt.get(id);
+            if (committed != null) {
+              latencies.add(at - committed);
+            }
+          });
+    }
+    Collections.sort(latencies);
+    Duration idleCpuStart = cpu(handle);
+    long idleStart = System.nanoTime();
+    Thread.sleep(10_000); // measuring the idle relay's CPU over a fixed window
+    double idleShare =
+        (cpu(handle).minus(idleCpuStart).toNanos()) / (double) (System.nanoTime() - idleStart);
+    return String.format(
+        "latency at 1,000 ev/s offered (1 row/tx, %d events): p50 %.1f ms, p99 %.1f ms, max %.1f"
+            + " ms; idle relay CPU %.1f%% of a core (poll.interval.ms=%s, heartbeat 10 s)",
+        latencies.size(),
+        percentile(latencies, 0.50),
+        percentile(latencies, 0.99),
+        latencies.isEmpty() ? Double.NaN : latencies.get(latencies.size() - 1) / 1e6,
+        idleShare * 100,
+        POLL_INTERVAL_MS);
+  }
+
+  private static void offer(RelayFixture fixture, int events, Map<String, Long> committedAt) {
+    String sql =
+        "INSERT INTO writer.outbox (id, aggregate_type, aggregate_id, event_type, tenant_id, payload)"
+            + " VALUES (?, 'publication', ?, 'PublicationRequested', 't1', ?::jsonb)";
+    try (Connection connection = fixture.dataSource().getConnection();
+        PreparedStatement insert = connection.prepareStatement(sql)) {
+      long start = System.nanoTime();
+      for (int i = 0; i < events; i++) {
+        long due = start + i * 1_000_000L;
+        long wait = due - System.nanoTime();
+        if (wait > 0) {
+          TimeUnit.NANOSECONDS.sleep(wait);
+        }
+        java.util.UUID id = java.util.UUID.randomUUID();
+        insert.setObject(1, id);
+        insert.setString(2, OutboxRows.key(i, 50));
+        insert.setString(3, OutboxRows.payload(i));
+        insert.executeUpdate();
+        committedAt.put(id.toString(), System.nanoTime());
+      }
+    } catch (Exception e) {
+      throw new IllegalStateException("latency writer failed", e);
+    }
+  }
+
+  private static double percentile(List<Long> sorted, double p) {
+    if (sorted.isEmpty()) {
+      return Double.NaN;
+    }
+    return sorted.get((int) Math.min(sorted.size() - 1, Math.ceil(p * sorted.size()) - 1)) / 1e6;
+  }
+
+  /** Loads the backlog server-side: {@code rowsPerTx} rows per committed transaction. */
+  private static void load(RelayFixture fixture, int rows, int rowsPerTx) throws Exception {
+    String block =
+        """
+        DO $$
+        BEGIN
+          FOR b IN 0..%d LOOP
+            INSERT INTO writer.outbox (id, aggregate_type, aggregate_id, event_type, tenant_id, payload)
+            SELECT gen_random_uuid(), 'publication', 't1/a-' || (g %% 50) || '/dest-a',
+                   'PublicationRequested', 't1',
+                   jsonb_build_object('seq', g, 'tenant', 't1', 'content', jsonb_build_object('title', 't' || g))
+            FROM generate_series(b * %d, b * %d + %d) g;
+            COMMIT;
+          END LOOP;
+        END $$
+        """
+            .formatted(rows / rowsPerTx - 1, rowsPerTx, rowsPerTx, rowsPerTx - 1);
+    try (Connection connection = fixture.dataSource().getConnection();
+        Statement statement = connection.createStatement()) {
+      connection.setAutoCommit(true);
+      statement.execute("SET synchronous_commit = off");
+      statement.execute(block);
+    }
+  }
+
+  private record Recv(double seconds, double cpuSeconds) {}
+
+  private static Recv pgRecvLogical(StackContext context, String slot, String endLsn)
+      throws IOException, InterruptedException {
+    PostgresServer postgres = context.stack().postgres();
+    String conninfo =
+        "host=%s port=%d dbname=%s user=%s"
+            .formatted(postgres.host(), postgres.port(), context.database(), context.user());
+    Path times = Files.createTempFile("pg_recvlogical", ".time");
+    ProcessBuilder builder =
+        new ProcessBuilder(
+            "bash",
+            "-c",
+            "TIMEFORMAT='%R %U %S'; { time "
+                + PG_RECVLOGICAL
+                + " -d \"$CONNINFO\" --slot "
+                + slot
+                + " --start --no-loop --endpos "
+                + endLsn
+                + " -o proto_version=1 -o publication_names="
+                + context.publication()
+                + " -f /dev/null ; } 2> "
+                + times);
+    builder.environment().put("CONNINFO", conninfo);
+    builder.environment().put("PGPASSWORD", context.password());
+    builder.redirectErrorStream(true);
+    builder.redirectOutput(ProcessBuilder.Redirect.DISCARD);
+    Process process = builder.start();
+    if (!process.waitFor(30, TimeUnit.MINUTES)) {
+      process.destroyForcibly();
+      throw new AssertionError("pg_recvlogical did not finish");
+    }
+    String[] parts = Files.readString(times).strip().split("\\s+");
+    String last =
+        parts[parts.length - 3] + " " + parts[parts.length - 2] + " " + parts[parts.length - 1];
+    String[] t = last.split(" ");
+    return new Recv(Double.parseDouble(t[0]), Double.parseDouble(t[1]) + Double.parseDouble(t[2]));
+  }
+
+  private static void awaitEndOffsets(RelayFixture fixture, long target, Duration timeout)
+      throws InterruptedException {
+    Map<String, Object> config = new HashMap<>();
+    config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, fixture.context().bootstrapServers());
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      List<TopicPartition> partitions = partitions(consumer, fixture.publicationEvents);
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (System.nanoTime() < deadline) {
+        long sum =
+            consumer.endOffsets(partitions).values().stream().mapToLong(Long::longValue).sum();
+        if (sum >= target) {
+          return;
+        }
+        Thread.sleep(50);
+      }
+      throw new AssertionError("topic did not reach " + target + " records within " + timeout);
+    }
+  }
+
+  private static List<TopicPartition> partitions(KafkaConsumer<?, ?> consumer, String topic) {
+    return consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+        .map(info -> new TopicPartition(topic, info.partition()))
+        .toList();
+  }
+
+  private static Duration cpu(ProcessHandle handle) {
+    Optional<Duration> total = handle.info().totalCpuDuration();
+    return total.orElse(Duration.ZERO);
+  }
+
+  private static long peakRssKb(long pid) throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+      if (line.startsWith("VmHWM:")) {
+        return Long.parseLong(line.replaceAll("[^0-9]", ""));
+      }
+    }
+    return -1;
+  }
+
+  private static long ms(long startNanos) {
+    return (System.nanoTime() - startNanos) / 1_000_000;
+  }
+
+  private static void execute(RelayFixture fixture, String sql) throws Exception {
+    try (Connection connection = fixture.dataSource().getConnection();
+        Statement statement = connection.createStatement()) {
+      statement.execute(sql);
+    }
+  }
+
+  private static String query(RelayFixture fixture, String sql) throws Exception {
+    try (Connection connection = fixture.dataSource().getConnection();
+        Statement statement = connection.createStatement();
+        ResultSet rows = statement.executeQuery(sql)) {
+      rows.next();
+      return rows.getString(1);
+    }
+  }
+}

@@ -1,0 +1,165 @@
+package io.herald.relay.sink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.debezium.engine.DebeziumEngine;
+import io.debezium.engine.RecordChangeEvent;
+import io.herald.relay.health.RelayMetrics;
+import io.herald.relay.health.RelayStatus;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.header.ConnectHeaders;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.junit.jupiter.api.Test;
+
+class KafkaBatchSinkTest {
+
+  private static final SendRetry RETRY =
+      new SendRetry(Duration.ofMillis(1), Duration.ofMillis(2), Duration.ofSeconds(5));
+
+  /** Fails the send of one chosen value a given number of times, then behaves. */
+  private static final class FlakyProducer extends MockProducer<byte[], byte[]> {
+    private final String failingValue;
+    private final RuntimeException error;
+    private int failuresLeft;
+
+    FlakyProducer(String failingValue, RuntimeException error, int failures) {
+      super(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+      this.failingValue = failingValue;
+      this.error = error;
+      this.failuresLeft = failures;
+    }
+
+    @Override
+    public synchronized Future<RecordMetadata> send(ProducerRecord<byte[], byte[]> record) {
+      if (failuresLeft > 0
+          && failingValue.equals(new String(record.value(), StandardCharsets.UTF_8))) {
+        failuresLeft--;
+        return CompletableFuture.failedFuture(error);
+      }
+      return super.send(record);
+    }
+  }
+
+  private static final class RecordingCommitter
+      implements DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> {
+    final List<String> processed = new ArrayList<>();
+    int batchesFinished;
+
+    @Override
+    public void markProcessed(RecordChangeEvent<SourceRecord> record) {
+      processed.add(String.valueOf(record.record().value()));
+    }
+
+    @Override
+    public void markBatchFinished() {
+      batchesFinished++;
+    }
+
+    @Override
+    public void markProcessed(
+        RecordChangeEvent<SourceRecord> record, DebeziumEngine.Offsets offsets) {
+      markProcessed(record);
+    }
+
+    @Override
+    public DebeziumEngine.Offsets buildOffsets() {
+      throw new UnsupportedOperationException();
+    }
+  }
+
+  private static RecordChangeEvent<SourceRecord> event(String topic, String value) {
+    SourceRecord record =
+        new SourceRecord(
+            Map.of("server", "herald"),
+            Map.of("lsn", 1L),
+            topic,
+            null,
+            Schema.STRING_SCHEMA,
+            "t1/a/d",
+            Schema.OPTIONAL_STRING_SCHEMA,
+            value,
+            1L,
+            new ConnectHeaders());
+    return () -> record;
+  }
+
+  private static KafkaBatchSink sink(MockProducer<byte[], byte[]> producer) {
+    RelayStatus status = new RelayStatus(Clock.systemUTC());
+    return new KafkaBatchSink(
+        producer,
+        new OutboxRecordConverter("__debezium-heartbeat.herald", "herald.herald_relay.heartbeat"),
+        RETRY,
+        new RelayMetrics(new SimpleMeterRegistry(), status),
+        status);
+  }
+
+  @Test
+  void shouldMarkEveryRecordInOrderAndFinishTheBatchOnceAllAreAcknowledged() throws Exception {
+    FlakyProducer producer = new FlakyProducer("none", new TimeoutException("unused"), 0);
+    RecordingCommitter committer = new RecordingCommitter();
+
+    sink(producer)
+        .handleBatch(
+            List.of(
+                event("events", "a"),
+                event("__debezium-heartbeat.herald", "hb"),
+                event("events", "b")),
+            committer);
+
+    assertThat(committer.processed).containsExactly("a", "hb", "b");
+    assertThat(committer.batchesFinished).isEqualTo(1);
+    assertThat(producer.history()).hasSize(2);
+  }
+
+  @Test
+  void shouldResendFromTheFailedRecordAfterARetriableFailure() throws Exception {
+    FlakyProducer producer = new FlakyProducer("b", new TimeoutException("broker down"), 2);
+    RecordingCommitter committer = new RecordingCommitter();
+
+    sink(producer)
+        .handleBatch(
+            List.of(event("events", "a"), event("events", "b"), event("events", "c")), committer);
+
+    assertThat(committer.processed).containsExactly("a", "b", "c");
+    assertThat(committer.batchesFinished).isEqualTo(1);
+    List<String> sent =
+        producer.history().stream()
+            .map(r -> new String(r.value(), StandardCharsets.UTF_8))
+            .toList();
+    assertThat(sent).containsExactly("a", "c", "c", "b", "c");
+  }
+
+  @Test
+  void shouldThrowWithoutMarkingPastAPermanentFailure() {
+    FlakyProducer producer = new FlakyProducer("b", new RecordTooLargeException("too big"), 1);
+    RecordingCommitter committer = new RecordingCommitter();
+
+    assertThatThrownBy(
+            () ->
+                sink(producer)
+                    .handleBatch(
+                        List.of(event("events", "a"), event("events", "b"), event("events", "c")),
+                        committer))
+        .isInstanceOf(RelayPublishException.class)
+        .hasMessageContaining("non-retriable")
+        .hasCauseInstanceOf(RecordTooLargeException.class);
+    assertThat(committer.processed).containsExactly("a");
+    assertThat(committer.batchesFinished).isZero();
+  }
+}
