@@ -68,7 +68,13 @@ final class ChildConsumer implements AutoCloseable {
               .redirectOutput(log.toFile())
               .start();
       ChildConsumer child = new ChildConsumer(process, port, log);
-      child.awaitHealthy();
+      try {
+        child.awaitHealthy();
+      } catch (RuntimeException e) {
+        // Never leave a half-started consumer behind: nobody else holds its handle.
+        child.kill();
+        throw e;
+      }
       return child;
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot start child consumer " + name, e);
