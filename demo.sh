@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
 # Runs the whole pipeline on this machine with no Docker: PostgreSQL and Kafka from the build's own
-# dependencies, then writer, relay, consumer and the destination simulator.
+# dependencies (data under .demo/), the destination simulator, and the writer, relay and consumer as
+# three processes configured by connect-config/*.properties. Then it sends a few publication
+# requests and shows each becoming exactly one remote article.
+#   ./demo.sh                  run the scenario and stop
+#   ./demo.sh --keep-running   leave everything up afterwards (Ctrl-C stops it)
 set -euo pipefail
 cd "$(dirname "$0")"
 source scripts/java-home.sh
-echo "The demo is not wired yet: it lands with the writer, relay and consumer processes." >&2
-exit 2
+echo "Building (tests skipped) ..."
+./mvnw -B -q -DskipTests -pl demo -am package
+exec "$JAVA_HOME/bin/java" -Xmx512m --enable-native-access=ALL-UNNAMED -cp "demo/target/classes:$(cat demo/target/demo.classpath)" \
+  io.herald.demo.DemoMain "$@"

@@ -1,0 +1,176 @@
+package io.herald.demo;
+
+import io.herald.schema.CaptureSettings;
+import io.herald.schema.HeraldSchema;
+import io.herald.schema.SchemaMigrator;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * Writer, relay and consumer as three child JVMs against one PostgreSQL database and one Kafka
+ * cluster: the production topology on one machine. Each reads its shipped property file; only
+ * addresses and names are overridden, through the documented environment variables.
+ */
+final class Pipeline implements AutoCloseable {
+
+  private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+
+  private final List<ChildProcess> processes;
+  private final URI writerUri;
+  private final URI consumerOpsUri;
+
+  private Pipeline(List<ChildProcess> processes, URI writerUri, URI consumerOpsUri) {
+    this.processes = processes;
+    this.writerUri = writerUri;
+    this.consumerOpsUri = consumerOpsUri;
+  }
+
+  static Pipeline start(PipelineSettings settings) throws IOException, InterruptedException {
+    migrate(settings);
+    List<ChildProcess> started = new ArrayList<>();
+    try {
+      int writerPort = freePort();
+      int writerOps = freePort();
+      ChildProcess writer =
+          ChildProcess.start(
+              "writer",
+              "io.herald.writer.WriterMain",
+              settings.configDir().resolve("writer.properties"),
+              writerEnv(settings, writerPort, writerOps),
+              writerOps,
+              settings.logDir(),
+              "384m");
+      started.add(writer);
+      int relayOps = freePort();
+      ChildProcess relay =
+          ChildProcess.start(
+              "relay",
+              "io.herald.relay.RelayMain",
+              settings.configDir().resolve("relay.properties"),
+              relayEnv(settings, relayOps),
+              relayOps,
+              settings.logDir(),
+              "512m");
+      started.add(relay);
+      int consumerOps = freePort();
+      ChildProcess consumer =
+          ChildProcess.start(
+              "consumer",
+              "io.herald.consumer.ConsumerMain",
+              settings.configDir().resolve("consumer.properties"),
+              consumerEnv(settings, consumerOps),
+              consumerOps,
+              settings.logDir(),
+              "384m");
+      started.add(consumer);
+      for (ChildProcess process : started) {
+        process.awaitHealthy(START_TIMEOUT);
+      }
+      return new Pipeline(
+          List.copyOf(started),
+          URI.create("http://127.0.0.1:" + writerPort),
+          URI.create("http://127.0.0.1:" + consumerOps));
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      for (ChildProcess process : started) {
+        process.close();
+      }
+      throw e;
+    }
+  }
+
+  URI writerUri() {
+    return writerUri;
+  }
+
+  URI consumerOpsUri() {
+    return consumerOpsUri;
+  }
+
+  List<ChildProcess> processes() {
+    return processes;
+  }
+
+  private static Map<String, String> writerEnv(PipelineSettings s, int httpPort, int opsPort) {
+    Map<String, String> env = new HashMap<>();
+    env.put("HERALD_WRITER_HTTP_PORT", Integer.toString(httpPort));
+    env.put("HERALD_WRITER_OPS_PORT", Integer.toString(opsPort));
+    env.put("HERALD_WRITER_DB_JDBC_URL", s.postgres().jdbcUrl(s.database()));
+    env.put("HERALD_WRITER_DB_USER", s.postgres().user());
+    env.put("HERALD_WRITER_DB_PASSWORD", s.postgres().password());
+    env.put("HERALD_WRITER_CAPTURE_PUBLICATION", s.publication());
+    env.put("HERALD_WRITER_CAPTURE_SLOT", s.slot());
+    env.put("HERALD_WRITER_KAFKA_BOOTSTRAP_SERVERS", s.bootstrapServers());
+    env.put("HERALD_WRITER_STATUS_TOPIC", s.deliveryTopic());
+    env.put("HERALD_WRITER_STATUS_GROUP_ID", s.consumerGroup() + "-writer-status");
+    return env;
+  }
+
+  private static Map<String, String> relayEnv(PipelineSettings s, int opsPort) {
+    Map<String, String> env = new HashMap<>();
+    env.put("HERALD_RELAY_OPS_PORT", Integer.toString(opsPort));
+    env.put("HERALD_RELAY_KAFKA_BOOTSTRAP_SERVERS", s.bootstrapServers());
+    env.put("HERALD_RELAY_TOPICS_PUBLICATION_EVENTS", s.publicationTopic());
+    env.put("HERALD_RELAY_TOPICS_DELIVERY_EVENTS", s.deliveryTopic());
+    env.put("HERALD_DEBEZIUM_SOURCE_DATABASE_HOSTNAME", s.postgres().host());
+    env.put("HERALD_DEBEZIUM_SOURCE_DATABASE_PORT", Integer.toString(s.postgres().port()));
+    env.put("HERALD_DEBEZIUM_SOURCE_DATABASE_DBNAME", s.database());
+    env.put("HERALD_DEBEZIUM_SOURCE_DATABASE_USER", s.postgres().user());
+    env.put("HERALD_DEBEZIUM_SOURCE_DATABASE_PASSWORD", s.postgres().password());
+    env.put("HERALD_DEBEZIUM_SOURCE_PUBLICATION_NAME", s.publication());
+    env.put("HERALD_DEBEZIUM_SOURCE_SLOT_NAME", s.slot());
+    env.put("HERALD_DEBEZIUM_SOURCE_OFFSET_STORAGE_TOPIC", s.offsetsTopic());
+    return env;
+  }
+
+  private static Map<String, String> consumerEnv(PipelineSettings s, int opsPort) {
+    Map<String, String> env = new HashMap<>();
+    env.put("HERALD_CONSUMER_OPS_PORT", Integer.toString(opsPort));
+    env.put("HERALD_CONSUMER_DB_JDBC_URL", s.postgres().jdbcUrl(s.database()));
+    env.put("HERALD_CONSUMER_DB_USER", s.postgres().user());
+    env.put("HERALD_CONSUMER_DB_PASSWORD", s.postgres().password());
+    env.put("HERALD_CONSUMER_CAPTURE_PUBLICATION", s.publication());
+    env.put("HERALD_CONSUMER_CAPTURE_SLOT", s.slot());
+    env.put("HERALD_CONSUMER_KAFKA_BOOTSTRAP_SERVERS", s.bootstrapServers());
+    env.put("HERALD_CONSUMER_KAFKA_GROUP_ID", s.consumerGroup());
+    env.put("HERALD_CONSUMER_TOPICS_PUBLICATION_EVENTS", s.publicationTopic());
+    env.put("HERALD_CONSUMER_TOPICS_DLQ", s.dlqTopic());
+    env.put("HERALD_CONSUMER_DESTINATIONS_DEST_A_BASE_URL", s.destinationsBaseUrl() + "/dest-a");
+    env.put("HERALD_CONSUMER_DESTINATIONS_DEST_B_BASE_URL", s.destinationsBaseUrl() + "/dest-b");
+    return env;
+  }
+
+  /**
+   * The deployment step before any process starts: the relay refuses to start until the schema
+   * set-up has created its publication and slot, so they must exist first.
+   */
+  private static void migrate(PipelineSettings s) {
+    PGSimpleDataSource dataSource = new PGSimpleDataSource();
+    dataSource.setUrl(s.postgres().jdbcUrl(s.database()));
+    dataSource.setUser(s.postgres().user());
+    dataSource.setPassword(s.postgres().password());
+    CaptureSettings capture = new CaptureSettings(s.publication(), s.slot());
+    SchemaMigrator.migrate(dataSource, HeraldSchema.WRITER, capture);
+    SchemaMigrator.migrate(dataSource, HeraldSchema.CONSUMER, capture);
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+
+  /** Stops the processes in reverse order of start, each with SIGTERM and a grace period. */
+  @Override
+  public void close() {
+    for (int i = processes.size() - 1; i >= 0; i--) {
+      processes.get(i).close();
+    }
+  }
+}
