@@ -4,21 +4,21 @@ import io.herald.common.config.ConfigDef;
 import io.herald.common.config.ConfigException;
 import io.herald.common.config.ConfigGroup;
 import io.herald.common.config.ConfigKey;
+import io.herald.common.config.ConfigProblems;
 import io.herald.common.config.ConfigSource;
 import io.herald.common.config.ConfigType;
 import io.herald.common.config.ConfigValues;
 import io.herald.common.config.Durations;
 import io.herald.common.config.EffectiveConfig;
+import io.herald.common.config.ProcessConfig;
 import io.herald.common.config.Validator;
 import io.herald.common.event.Topics;
 import io.herald.runtime.db.DatabaseConfig;
 import io.herald.runtime.db.DatabaseKeys;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -30,7 +30,7 @@ import java.util.Optional;
  * <p>To add a key, define one constant below (before {@code DEF}); read it with {@link
  * #get(ConfigKey)} or add a typed accessor. Destination keys are members of {@link #DESTINATIONS}.
  */
-public final class ConsumerConfig {
+public final class ConsumerConfig extends ProcessConfig {
 
   /** What happens to a consumer outbox row once committed (see the writer's equivalent). */
   public enum OutboxRetention {
@@ -376,12 +376,11 @@ public final class ConsumerConfig {
 
   private static final ConfigDef DEF = KEYS.build(); // keep last: defining after build fails
 
-  private final ConfigValues values;
   private final DatabaseConfig database;
   private final Map<String, Destination> destinations;
 
   private ConsumerConfig(ConfigValues values) {
-    this.values = values;
+    super(values);
     this.database = DB.read(values);
     Map<String, Destination> map = new LinkedHashMap<>();
     values
@@ -423,135 +422,87 @@ public final class ConsumerConfig {
   }
 
   private void validate() {
-    List<String> problems = new ArrayList<>();
+    ConfigProblems problems = new ConfigProblems();
     if (backoffBase().compareTo(backoffMax()) > 0) {
-      problems.add(
-          DISPATCH_BACKOFF_BASE.name()
-              + "="
-              + Durations.format(backoffBase())
-              + " is longer than "
-              + DISPATCH_BACKOFF_MAX.name()
-              + "="
-              + Durations.format(backoffMax()));
+      problems.contradiction(
+          DISPATCH_BACKOFF_BASE.name(),
+          Durations.format(backoffBase()),
+          "is longer than",
+          DISPATCH_BACKOFF_MAX.name(),
+          Durations.format(backoffMax()),
+          null);
     }
     for (Destination d : destinations.values()) {
       Duration call = d.connectTimeout().plus(d.readTimeout());
       if (lease().compareTo(call) <= 0) {
-        problems.add(
-            DISPATCH_LEASE.name()
-                + "="
-                + Durations.format(lease())
-                + " is not longer than "
-                + DESTINATIONS.prefix()
-                + "."
-                + d.name()
-                + "."
-                + DESTINATION_CONNECT_TIMEOUT.name()
-                + "="
-                + Durations.format(d.connectTimeout())
+        problems.contradiction(
+            DISPATCH_LEASE.name(),
+            Durations.format(lease()),
+            "is not longer than",
+            DESTINATIONS.fullName(d.name(), DESTINATION_CONNECT_TIMEOUT),
+            Durations.format(d.connectTimeout())
                 + " + "
-                + DESTINATIONS.prefix()
-                + "."
-                + d.name()
-                + "."
-                + DESTINATION_READ_TIMEOUT.name()
-                + "="
-                + Durations.format(d.readTimeout())
-                + ": a claim could expire while its call is still in flight");
+                + ConfigProblems.assignment(
+                    DESTINATIONS.fullName(d.name(), DESTINATION_READ_TIMEOUT),
+                    Durations.format(d.readTimeout())),
+            "a claim could expire while its call is still in flight");
       }
     }
     if (inboxRetention().compareTo(inboxRedeliveryWindow()) < 0) {
-      problems.add(
-          INBOX_RETENTION.name()
-              + "="
-              + Durations.format(inboxRetention())
-              + " is shorter than "
-              + INBOX_REDELIVERY_WINDOW.name()
-              + "="
-              + Durations.format(inboxRedeliveryWindow())
-              + ": a redelivered record could be processed twice");
+      problems.contradiction(
+          INBOX_RETENTION.name(),
+          Durations.format(inboxRetention()),
+          "is shorter than",
+          INBOX_REDELIVERY_WINDOW.name(),
+          Durations.format(inboxRedeliveryWindow()),
+          "a redelivered record could be processed twice");
     }
     if (outboxRetention() == OutboxRetention.KEEP && outboxKeepDays() <= 0) {
-      problems.add(
-          OUTBOX_KEEP_DAYS.name()
-              + "="
-              + outboxKeepDays()
-              + " contradicts "
-              + OUTBOX_RETENTION.name()
-              + "=keep: keeping rows needs at least 1 day (or use delete-immediately)");
+      problems.contradiction(
+          OUTBOX_KEEP_DAYS.name(),
+          outboxKeepDays(),
+          "contradicts",
+          OUTBOX_RETENTION.name(),
+          "keep",
+          "keeping rows needs at least 1 day (or use delete-immediately)");
     }
     if (destinations.isEmpty()) {
       problems.add(
-          DESTINATIONS.prefix()
-              + ".<name>."
-              + DESTINATION_BASE_URL.name()
+          DESTINATIONS.fullName("<name>", DESTINATION_BASE_URL)
               + ": no destination configured; every delivery would fail");
     }
-    checkPassThrough(
-        problems,
-        KAFKA_CONSUMER,
-        kafkaConsumer(),
-        "bootstrap.servers",
-        KAFKA_BOOTSTRAP_SERVERS,
-        kafkaBootstrapServers());
-    checkPassThrough(
-        problems, KAFKA_CONSUMER, kafkaConsumer(), "group.id", KAFKA_GROUP_ID, groupId());
-    checkPassThrough(
-        problems,
-        KAFKA_PRODUCER,
-        kafkaProducer(),
-        "bootstrap.servers",
-        KAFKA_BOOTSTRAP_SERVERS,
-        kafkaBootstrapServers());
-    if (!problems.isEmpty()) {
-      throw new ConfigException(problems);
-    }
-  }
-
-  private static void checkPassThrough(
-      List<String> problems,
-      String prefix,
-      Map<String, String> map,
-      String name,
-      ConfigKey<String> key,
-      String value) {
-    String passed = map.get(name);
-    if (passed != null && !passed.equals(value)) {
-      problems.add(
-          prefix
-              + name
-              + "="
-              + passed
-              + " contradicts "
-              + key.name()
-              + "="
-              + value
-              + ": set it once, in "
-              + key.name());
-    }
-  }
-
-  /** The value of any consumer key (for keys without a typed accessor yet). */
-  public <T> T get(ConfigKey<T> key) {
-    return values.get(key);
-  }
-
-  /** The parsed values behind this config. */
-  public ConfigValues values() {
-    return values;
-  }
-
-  /** The effective configuration for the start-up log, secrets masked. */
-  public EffectiveConfig effective() {
-    return values.effective();
+    String setOnce = "set it once, in ";
+    problems
+        .passThroughAgrees(
+            KAFKA_CONSUMER,
+            kafkaConsumer(),
+            "bootstrap.servers",
+            KAFKA_BOOTSTRAP_SERVERS,
+            kafkaBootstrapServers(),
+            setOnce + KAFKA_BOOTSTRAP_SERVERS.name())
+        .passThroughAgrees(
+            KAFKA_CONSUMER,
+            kafkaConsumer(),
+            "group.id",
+            KAFKA_GROUP_ID,
+            groupId(),
+            setOnce + KAFKA_GROUP_ID.name())
+        .passThroughAgrees(
+            KAFKA_PRODUCER,
+            kafkaProducer(),
+            "bootstrap.servers",
+            KAFKA_BOOTSTRAP_SERVERS,
+            kafkaBootstrapServers(),
+            setOnce + KAFKA_BOOTSTRAP_SERVERS.name())
+        .throwIfAny();
   }
 
   public String opsHost() {
-    return values.get(OPS_HOST);
+    return get(OPS_HOST);
   }
 
   public int opsPort() {
-    return values.get(OPS_PORT);
+    return get(OPS_PORT);
   }
 
   public DatabaseConfig database() {
@@ -559,98 +510,98 @@ public final class ConsumerConfig {
   }
 
   public boolean migrateOnStart() {
-    return values.get(DB_MIGRATE_ON_START);
+    return get(DB_MIGRATE_ON_START);
   }
 
   public String capturePublication() {
-    return values.get(CAPTURE_PUBLICATION);
+    return get(CAPTURE_PUBLICATION);
   }
 
   public String captureSlot() {
-    return values.get(CAPTURE_SLOT);
+    return get(CAPTURE_SLOT);
   }
 
   public String kafkaBootstrapServers() {
-    return values.get(KAFKA_BOOTSTRAP_SERVERS);
+    return get(KAFKA_BOOTSTRAP_SERVERS);
   }
 
   public String groupId() {
-    return values.get(KAFKA_GROUP_ID);
+    return get(KAFKA_GROUP_ID);
   }
 
   public String publicationEventsTopic() {
-    return values.get(TOPIC_PUBLICATION_EVENTS);
+    return get(TOPIC_PUBLICATION_EVENTS);
   }
 
   public String dlqTopic() {
-    return values.get(TOPIC_DLQ);
+    return get(TOPIC_DLQ);
   }
 
   /** {@code kafka.consumer.*}, prefix stripped. Holds secrets: never log it. */
   public Map<String, String> kafkaConsumer() {
-    return values.passThrough(KAFKA_CONSUMER);
+    return values().passThrough(KAFKA_CONSUMER);
   }
 
   /** {@code kafka.producer.*}, prefix stripped. Holds secrets: never log it. */
   public Map<String, String> kafkaProducer() {
-    return values.passThrough(KAFKA_PRODUCER);
+    return values().passThrough(KAFKA_PRODUCER);
   }
 
   public int dispatcherPoolSize() {
-    return values.get(DISPATCH_POOL_SIZE);
+    return get(DISPATCH_POOL_SIZE);
   }
 
   public Duration lease() {
-    return values.get(DISPATCH_LEASE);
+    return get(DISPATCH_LEASE);
   }
 
   public int maxAttempts() {
-    return values.get(DISPATCH_MAX_ATTEMPTS);
+    return get(DISPATCH_MAX_ATTEMPTS);
   }
 
   public Duration backoffBase() {
-    return values.get(DISPATCH_BACKOFF_BASE);
+    return get(DISPATCH_BACKOFF_BASE);
   }
 
   public Duration backoffMax() {
-    return values.get(DISPATCH_BACKOFF_MAX);
+    return get(DISPATCH_BACKOFF_MAX);
   }
 
   public Duration dispatchPollInterval() {
-    return values.get(DISPATCH_POLL_INTERVAL);
+    return get(DISPATCH_POLL_INTERVAL);
   }
 
   public Duration reconciliationGracePeriod() {
-    return values.get(RECONCILE_GRACE_PERIOD);
+    return get(RECONCILE_GRACE_PERIOD);
   }
 
   public Duration reconciliationInterval() {
-    return values.get(RECONCILE_INTERVAL);
+    return get(RECONCILE_INTERVAL);
   }
 
   public Duration inboxRetention() {
-    return values.get(INBOX_RETENTION);
+    return get(INBOX_RETENTION);
   }
 
   public Duration inboxRedeliveryWindow() {
-    return values.get(INBOX_REDELIVERY_WINDOW);
+    return get(INBOX_REDELIVERY_WINDOW);
   }
 
   public OutboxRetention outboxRetention() {
-    return values.get(OUTBOX_RETENTION);
+    return get(OUTBOX_RETENTION);
   }
 
   public int outboxKeepDays() {
-    return values.get(OUTBOX_KEEP_DAYS);
+    return get(OUTBOX_KEEP_DAYS);
   }
 
   public int outboxPurgeBatchSize() {
-    return values.get(OUTBOX_PURGE_BATCH_SIZE);
+    return get(OUTBOX_PURGE_BATCH_SIZE);
   }
 
   /** The claim owner name of this instance: configured, or {@code host:pid}. */
   public String dispatchOwner() {
-    String owner = values.get(DISPATCH_OWNER);
+    String owner = get(DISPATCH_OWNER);
     if (owner != null && !owner.isBlank()) {
       return owner;
     }
@@ -664,37 +615,32 @@ public final class ConsumerConfig {
   }
 
   public Duration shutdownGrace() {
-    return values.get(DISPATCH_SHUTDOWN_GRACE);
+    return get(DISPATCH_SHUTDOWN_GRACE);
   }
 
   public int reconcileBatchSize() {
-    return values.get(RECONCILE_BATCH_SIZE);
+    return get(RECONCILE_BATCH_SIZE);
   }
 
   public Duration lookupRetry() {
-    return values.get(RECONCILE_LOOKUP_RETRY);
+    return get(RECONCILE_LOOKUP_RETRY);
   }
 
   public Duration deliveryRetention() {
-    return values.get(DELIVERY_RETENTION);
+    return get(DELIVERY_RETENTION);
   }
 
   public Duration purgeInterval() {
-    return values.get(PURGE_INTERVAL);
+    return get(PURGE_INTERVAL);
   }
 
   /** The operator API's bearer token; empty when the API is disabled. */
   public Optional<String> operatorToken() {
-    return values.find(OPS_OPERATOR_TOKEN);
+    return values().find(OPS_OPERATOR_TOKEN);
   }
 
   /** Destinations by name (the {@code destination} field of publication requests). */
   public Map<String, Destination> destinations() {
     return destinations;
-  }
-
-  @Override
-  public String toString() {
-    return effective().render();
   }
 }

@@ -3,16 +3,16 @@ package io.herald.relay.config;
 import io.herald.common.config.ConfigDef;
 import io.herald.common.config.ConfigException;
 import io.herald.common.config.ConfigKey;
+import io.herald.common.config.ConfigProblems;
 import io.herald.common.config.ConfigSource;
 import io.herald.common.config.ConfigType;
 import io.herald.common.config.ConfigValues;
-import io.herald.common.config.EffectiveConfig;
+import io.herald.common.config.ProcessConfig;
 import io.herald.common.config.Validator;
 import io.herald.common.event.Topics;
 import io.herald.runtime.db.DatabaseConfig;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -27,7 +27,7 @@ import java.util.Map;
  * <p>To add a key, define one constant below (before {@code DEF}); read it with {@link
  * #get(ConfigKey)} or add a typed accessor.
  */
-public final class RelayConfig {
+public final class RelayConfig extends ProcessConfig {
 
   private static final ConfigDef.Builder KEYS = ConfigDef.builder("relay");
 
@@ -182,10 +182,8 @@ public final class RelayConfig {
           "publication.name",
           "slot.name");
 
-  private final ConfigValues values;
-
   private RelayConfig(ConfigValues values) {
-    this.values = values;
+    super(values);
     validate();
   }
 
@@ -209,21 +207,15 @@ public final class RelayConfig {
   }
 
   private void validate() {
-    List<String> problems = new ArrayList<>();
+    ConfigProblems problems = new ConfigProblems();
     Map<String, String> producer = kafkaProducer();
-    String bootstrap = producer.get("bootstrap.servers");
-    if (bootstrap != null && !bootstrap.equals(kafkaBootstrapServers())) {
-      problems.add(
-          DEBEZIUM_SINK_KAFKA_PRODUCER
-              + "bootstrap.servers="
-              + bootstrap
-              + " contradicts "
-              + KAFKA_BOOTSTRAP_SERVERS.name()
-              + "="
-              + kafkaBootstrapServers()
-              + ": set the brokers once, in "
-              + KAFKA_BOOTSTRAP_SERVERS.name());
-    }
+    problems.passThroughAgrees(
+        DEBEZIUM_SINK_KAFKA_PRODUCER,
+        producer,
+        "bootstrap.servers",
+        KAFKA_BOOTSTRAP_SERVERS,
+        kafkaBootstrapServers(),
+        "set the brokers once, in " + KAFKA_BOOTSTRAP_SERVERS.name());
     for (String required : REQUIRED_SOURCE_KEYS) {
       String value = debeziumSource().get(required);
       if (value == null || value.isBlank()) {
@@ -281,95 +273,77 @@ public final class RelayConfig {
       }
     }
     if (sinkRetryMaxBackoff().compareTo(sinkRetryInitialBackoff()) < 0) {
-      problems.add(
-          SINK_RETRY_MAX_BACKOFF.name()
-              + "="
-              + sinkRetryMaxBackoff()
-              + " is shorter than "
-              + SINK_RETRY_INITIAL_BACKOFF.name()
-              + "="
-              + sinkRetryInitialBackoff());
+      problems.contradiction(
+          SINK_RETRY_MAX_BACKOFF.name(),
+          sinkRetryMaxBackoff(),
+          "is shorter than",
+          SINK_RETRY_INITIAL_BACKOFF.name(),
+          sinkRetryInitialBackoff(),
+          null);
     }
-    if (!problems.isEmpty()) {
-      throw new ConfigException(problems);
-    }
-  }
-
-  /** The value of any relay key (for keys without a typed accessor yet). */
-  public <T> T get(ConfigKey<T> key) {
-    return values.get(key);
-  }
-
-  /** The parsed values behind this config. */
-  public ConfigValues values() {
-    return values;
-  }
-
-  /** The effective configuration for the start-up log, secrets masked. */
-  public EffectiveConfig effective() {
-    return values.effective();
+    problems.throwIfAny();
   }
 
   public String opsHost() {
-    return values.get(OPS_HOST);
+    return get(OPS_HOST);
   }
 
   public int opsPort() {
-    return values.get(OPS_PORT);
+    return get(OPS_PORT);
   }
 
   public long standbyLockKey() {
-    return values.get(STANDBY_LOCK_KEY);
+    return get(STANDBY_LOCK_KEY);
   }
 
   public Duration standbyPollInterval() {
-    return values.get(STANDBY_POLL_INTERVAL);
+    return get(STANDBY_POLL_INTERVAL);
   }
 
   public Duration standbyDeadPeerTimeout() {
-    return values.get(STANDBY_DEAD_PEER_TIMEOUT);
+    return get(STANDBY_DEAD_PEER_TIMEOUT);
   }
 
   public Duration sinkRetryInitialBackoff() {
-    return values.get(SINK_RETRY_INITIAL_BACKOFF);
+    return get(SINK_RETRY_INITIAL_BACKOFF);
   }
 
   public Duration sinkRetryMaxBackoff() {
-    return values.get(SINK_RETRY_MAX_BACKOFF);
+    return get(SINK_RETRY_MAX_BACKOFF);
   }
 
   public Duration sinkRetryGiveUpAfter() {
-    return values.get(SINK_RETRY_GIVE_UP_AFTER);
+    return get(SINK_RETRY_GIVE_UP_AFTER);
   }
 
   public long slotLagWarnBytes() {
-    return values.get(SLOT_LAG_WARN_BYTES);
+    return get(SLOT_LAG_WARN_BYTES);
   }
 
   public Duration slotLagCheckInterval() {
-    return values.get(SLOT_LAG_CHECK_INTERVAL);
+    return get(SLOT_LAG_CHECK_INTERVAL);
   }
 
   public String kafkaBootstrapServers() {
-    return values.get(KAFKA_BOOTSTRAP_SERVERS);
+    return get(KAFKA_BOOTSTRAP_SERVERS);
   }
 
   public String publicationEventsTopic() {
-    return values.get(TOPIC_PUBLICATION_EVENTS);
+    return get(TOPIC_PUBLICATION_EVENTS);
   }
 
   public String deliveryEventsTopic() {
-    return values.get(TOPIC_DELIVERY_EVENTS);
+    return get(TOPIC_DELIVERY_EVENTS);
   }
 
   /** Transform names, in order ({@code transforms} for the engine). */
   public List<String> debeziumTransforms() {
-    return values.get(DEBEZIUM_TRANSFORMS);
+    return get(DEBEZIUM_TRANSFORMS);
   }
 
   /** Predicate names ({@code predicates} for the engine). */
   public List<String> debeziumPredicates() {
-    return values.get(DEBEZIUM_PREDICATES);
+    return get(DEBEZIUM_PREDICATES);
   }
 
   /**
@@ -396,17 +370,17 @@ public final class RelayConfig {
 
   /** {@code debezium.source.*}, prefix stripped: connector and engine properties. Holds secrets. */
   public Map<String, String> debeziumSource() {
-    return values.passThrough(DEBEZIUM_SOURCE);
+    return values().passThrough(DEBEZIUM_SOURCE);
   }
 
   /** {@code debezium.transforms.*}, prefix stripped ({@code outbox.type}, ...). */
   public Map<String, String> debeziumTransformSettings() {
-    return values.passThrough(DEBEZIUM_TRANSFORMS_PREFIX);
+    return values().passThrough(DEBEZIUM_TRANSFORMS_PREFIX);
   }
 
   /** {@code debezium.predicates.*}, prefix stripped. */
   public Map<String, String> debeziumPredicateSettings() {
-    return values.passThrough(DEBEZIUM_PREDICATES_PREFIX);
+    return values().passThrough(DEBEZIUM_PREDICATES_PREFIX);
   }
 
   /**
@@ -414,11 +388,6 @@ public final class RelayConfig {
    * secrets.
    */
   public Map<String, String> kafkaProducer() {
-    return values.passThrough(DEBEZIUM_SINK_KAFKA_PRODUCER);
-  }
-
-  @Override
-  public String toString() {
-    return effective().render();
+    return values().passThrough(DEBEZIUM_SINK_KAFKA_PRODUCER);
   }
 }

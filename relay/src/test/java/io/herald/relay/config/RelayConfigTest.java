@@ -6,42 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.herald.common.config.ConfigException;
-import io.herald.common.config.ConfigKey;
 import io.herald.common.config.ConfigSource;
+import io.herald.devstack.ShippedConfig;
 import java.io.IOException;
-import java.io.Reader;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import org.junit.jupiter.api.Test;
 
 class RelayConfigTest {
 
-  private static Path shipped() {
-    Path dir = Path.of("").toAbsolutePath();
-    while (dir != null && !Files.isDirectory(dir.resolve("connect-config"))) {
-      dir = dir.getParent();
-    }
-    if (dir == null) {
-      throw new IllegalStateException(
-          "connect-config/ not found above " + Path.of("").toAbsolutePath());
-    }
-    return dir.resolve("connect-config/relay.properties");
-  }
-
-  private static Map<String, String> shippedProperties() throws IOException {
-    Properties props = new Properties();
-    try (Reader reader = Files.newBufferedReader(shipped())) {
-      props.load(reader);
-    }
-    Map<String, String> map = new HashMap<>();
-    props.stringPropertyNames().forEach(k -> map.put(k, props.getProperty(k)));
-    return map;
-  }
+  private static final ShippedConfig SHIPPED = ShippedConfig.of("relay");
 
   private static ConfigException fails(Map<String, String> props) {
     return assertThrows(
@@ -50,7 +25,7 @@ class RelayConfigTest {
 
   @Test
   void shouldParseTheShippedPropertyFile() {
-    RelayConfig config = RelayConfig.load(shipped(), Map.of());
+    RelayConfig config = RelayConfig.load(SHIPPED.file(), Map.of());
 
     assertEquals(8082, config.opsPort());
     assertEquals("localhost:9092", config.kafkaBootstrapServers());
@@ -69,18 +44,14 @@ class RelayConfigTest {
 
   @Test
   void shouldDocumentEveryKeyInTheShippedFile() throws IOException {
-    String text = Files.readString(shipped());
-
-    for (ConfigKey<?> key : RelayConfig.definition().keys()) {
-      assertTrue(text.contains(key.name()), key.name() + " is not in " + shipped());
-    }
+    SHIPPED.assertDocumentsEveryKey(RelayConfig.definition());
   }
 
   @Test
   void shouldMapPassThroughEnvironmentVariablesAndMaskThePassword() {
     RelayConfig config =
         RelayConfig.load(
-            shipped(),
+            SHIPPED.file(),
             Map.of(
                 "HERALD_DEBEZIUM_SOURCE_DATABASE_HOSTNAME", "db.internal",
                 "HERALD_DEBEZIUM_SOURCE_DATABASE_PASSWORD", "dbz-pw-never-logged"));
@@ -98,7 +69,7 @@ class RelayConfigTest {
 
   @Test
   void shouldFailWhenTheProducerDoesNotWaitForAllReplicas() throws IOException {
-    Map<String, String> props = shippedProperties();
+    Map<String, String> props = SHIPPED.properties();
     props.put("debezium.sink.kafka.producer.acks", "1");
 
     ConfigException e = fails(props);
@@ -108,7 +79,7 @@ class RelayConfigTest {
 
   @Test
   void shouldFailWhenBootstrapServersAreSetTwiceDifferently() throws IOException {
-    Map<String, String> props = shippedProperties();
+    Map<String, String> props = SHIPPED.properties();
     props.put("debezium.sink.kafka.producer.bootstrap.servers", "other:9092");
 
     ConfigException e = fails(props);
@@ -123,7 +94,7 @@ class RelayConfigTest {
   @Test
   void shouldDeriveTheJdbcConnectionFromTheSourceSettings() {
     RelayConfig config =
-        RelayConfig.load(shipped(), Map.of("HERALD_DEBEZIUM_SOURCE_DATABASE_PASSWORD", "pw"));
+        RelayConfig.load(SHIPPED.file(), Map.of("HERALD_DEBEZIUM_SOURCE_DATABASE_PASSWORD", "pw"));
 
     assertEquals("jdbc:postgresql://localhost:5432/herald", config.database().jdbcUrl());
     assertEquals("postgres", config.database().user());
@@ -132,7 +103,7 @@ class RelayConfigTest {
 
   @Test
   void shouldFailWhenARequiredSourceKeyIsMissingOrHeadersAreExtended() throws IOException {
-    Map<String, String> props = shippedProperties();
+    Map<String, String> props = SHIPPED.properties();
     props.remove("debezium.source.slot.name");
     props.put("debezium.source.extended.headers.enabled", "true");
 
@@ -147,7 +118,7 @@ class RelayConfigTest {
 
   @Test
   void shouldFailWhenANamedTransformHasNoType() throws IOException {
-    Map<String, String> props = shippedProperties();
+    Map<String, String> props = SHIPPED.properties();
     props.put("debezium.transforms", "outbox,route");
 
     ConfigException e = fails(props);
@@ -158,7 +129,7 @@ class RelayConfigTest {
 
   @Test
   void shouldFailOnAMissingBootstrapAndABadSize() throws IOException {
-    Map<String, String> props = shippedProperties();
+    Map<String, String> props = SHIPPED.properties();
     props.remove("relay.kafka.bootstrap-servers");
     props.put("relay.slot.lag-warn-bytes", "1GB");
 
@@ -173,20 +144,6 @@ class RelayConfigTest {
 
   @Test
   void shouldMatchTheGeneratedTableInDocs() throws IOException {
-    Path doc = shipped().getParent().getParent().resolve("docs/configuration.md");
-    String text = Files.readString(doc);
-    String begin = "<!-- BEGIN relay -->\n";
-    String end = "<!-- END relay -->";
-    int from = text.indexOf(begin) + begin.length();
-    int to = text.indexOf(end);
-    String expected = RelayConfig.definition().markdownTable();
-    if (Boolean.getBoolean("herald.docs.write")) {
-      Files.writeString(doc, text.substring(0, from) + expected + text.substring(to));
-      return;
-    }
-    assertEquals(
-        expected,
-        text.substring(from, to),
-        "docs/configuration.md is out of date; rerun with -Dherald.docs.write=true");
+    SHIPPED.assertDocsTableMatches(RelayConfig.definition());
   }
 }

@@ -4,20 +4,19 @@ import io.herald.common.config.ConfigDef;
 import io.herald.common.config.ConfigException;
 import io.herald.common.config.ConfigGroup;
 import io.herald.common.config.ConfigKey;
+import io.herald.common.config.ConfigProblems;
 import io.herald.common.config.ConfigSource;
 import io.herald.common.config.ConfigType;
 import io.herald.common.config.ConfigValues;
-import io.herald.common.config.EffectiveConfig;
+import io.herald.common.config.ProcessConfig;
 import io.herald.common.config.Validator;
 import io.herald.runtime.db.DatabaseConfig;
 import io.herald.runtime.db.DatabaseKeys;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -33,7 +32,7 @@ import java.util.Map;
  * log.info("{}", config.effective());
  * }</pre>
  */
-public final class WriterConfig {
+public final class WriterConfig extends ProcessConfig {
 
   /** What happens to an outbox row once it is committed (the WAL already holds the event). */
   public enum OutboxRetention {
@@ -311,12 +310,11 @@ public final class WriterConfig {
 
   private static final ConfigDef DEF = KEYS.build(); // keep last: defining after build fails
 
-  private final ConfigValues values;
   private final DatabaseConfig database;
   private final Map<String, String> tenantTokenHashes;
 
   private WriterConfig(ConfigValues values) {
-    this.values = values;
+    super(values);
     this.database = DB.read(values);
     Map<String, String> tokens = new LinkedHashMap<>();
     values.group(TENANTS).forEach((tenant, v) -> tokens.put(tenant, v.get(TENANT_TOKEN_SHA256)));
@@ -344,21 +342,19 @@ public final class WriterConfig {
   }
 
   private void validate() {
-    List<String> problems = new ArrayList<>();
+    ConfigProblems problems = new ConfigProblems();
     if (outboxRetention() == OutboxRetention.KEEP && outboxKeepDays() <= 0) {
-      problems.add(
-          OUTBOX_KEEP_DAYS.name()
-              + "="
-              + outboxKeepDays()
-              + " contradicts "
-              + OUTBOX_RETENTION.name()
-              + "=keep: keeping rows needs at least 1 day (or use delete-immediately)");
+      problems.contradiction(
+          OUTBOX_KEEP_DAYS.name(),
+          outboxKeepDays(),
+          "contradicts",
+          OUTBOX_RETENTION.name(),
+          "keep",
+          "keeping rows needs at least 1 day (or use delete-immediately)");
     }
     if (tenantTokenHashes.isEmpty()) {
       problems.add(
-          TENANTS.prefix()
-              + ".<tenant>."
-              + TENANT_TOKEN_SHA256.name()
+          TENANTS.fullName("<tenant>", TENANT_TOKEN_SHA256)
               + ": no tenant configured; every request would be rejected with 401");
     }
     Map<String, String> tenantByHash = new HashMap<>();
@@ -367,103 +363,78 @@ public final class WriterConfig {
           String other = tenantByHash.putIfAbsent(hash, tenant);
           if (other != null) {
             problems.add(
-                TENANTS.prefix()
-                    + "."
-                    + other
-                    + "."
-                    + TENANT_TOKEN_SHA256.name()
+                TENANTS.fullName(other, TENANT_TOKEN_SHA256)
                     + " and "
-                    + TENANTS.prefix()
-                    + "."
-                    + tenant
-                    + "."
-                    + TENANT_TOKEN_SHA256.name()
+                    + TENANTS.fullName(tenant, TENANT_TOKEN_SHA256)
                     + " are equal: one token cannot identify two tenants");
           }
         });
-    if (!problems.isEmpty()) {
-      throw new ConfigException(problems);
-    }
-  }
-
-  /** The value of any writer key (for keys without a typed accessor yet). */
-  public <T> T get(ConfigKey<T> key) {
-    return values.get(key);
-  }
-
-  /** The parsed values behind this config. */
-  public ConfigValues values() {
-    return values;
-  }
-
-  /** The effective configuration for the start-up log, secrets masked. */
-  public EffectiveConfig effective() {
-    return values.effective();
+    problems.throwIfAny();
   }
 
   public String httpHost() {
-    return values.get(HTTP_HOST);
+    return get(HTTP_HOST);
   }
 
   public int httpPort() {
-    return values.get(HTTP_PORT);
+    return get(HTTP_PORT);
   }
 
   public long httpRequestMaxBytes() {
-    return values.get(HTTP_REQUEST_MAX_BYTES);
+    return get(HTTP_REQUEST_MAX_BYTES);
   }
 
   public Duration httpReadTimeout() {
-    return values.get(HTTP_READ_TIMEOUT);
+    return get(HTTP_READ_TIMEOUT);
   }
 
   public int httpMaxConcurrentRequests() {
-    return values.get(HTTP_MAX_CONCURRENT_REQUESTS);
+    return get(HTTP_MAX_CONCURRENT_REQUESTS);
   }
 
   public int httpMaxQueuedRequests() {
-    return values.get(HTTP_MAX_QUEUED_REQUESTS);
+    return get(HTTP_MAX_QUEUED_REQUESTS);
   }
 
   public Duration httpQueueTimeout() {
-    return values.get(HTTP_QUEUE_TIMEOUT);
+    return get(HTTP_QUEUE_TIMEOUT);
   }
 
   public Duration httpRetryAfter() {
-    return values.get(HTTP_RETRY_AFTER);
+    return get(HTTP_RETRY_AFTER);
   }
 
   /** The Kafka brokers of the status view. */
   public String kafkaBootstrapServers() {
-    return values.get(KAFKA_BOOTSTRAP_SERVERS);
+    return get(KAFKA_BOOTSTRAP_SERVERS);
   }
 
   public String statusTopic() {
-    return values.get(STATUS_TOPIC);
+    return get(STATUS_TOPIC);
   }
 
   public String statusGroupId() {
-    return values.get(STATUS_GROUP_ID);
+    return get(STATUS_GROUP_ID);
   }
 
   public String opsHost() {
-    return values.get(OPS_HOST);
+    return get(OPS_HOST);
   }
 
   public int opsPort() {
-    return values.get(OPS_PORT);
+    return get(OPS_PORT);
   }
 
   public Duration databaseStartupTimeout() {
-    return values.get(DB_STARTUP_TIMEOUT);
+    return get(DB_STARTUP_TIMEOUT);
   }
 
   public int outboxPurgeMaxBatches() {
-    return values.get(OUTBOX_PURGE_MAX_BATCHES);
+    return get(OUTBOX_PURGE_MAX_BATCHES);
   }
 
   public int batchMaxItems() {
-    return values.get(BATCH_MAX_ITEMS);
+    return get(BATCH_MAX_ITEMS);
   }
 
   public DatabaseConfig database() {
@@ -471,40 +442,35 @@ public final class WriterConfig {
   }
 
   public boolean migrateOnStart() {
-    return values.get(DB_MIGRATE_ON_START);
+    return get(DB_MIGRATE_ON_START);
   }
 
   public String capturePublication() {
-    return values.get(CAPTURE_PUBLICATION);
+    return get(CAPTURE_PUBLICATION);
   }
 
   public String captureSlot() {
-    return values.get(CAPTURE_SLOT);
+    return get(CAPTURE_SLOT);
   }
 
   public OutboxRetention outboxRetention() {
-    return values.get(OUTBOX_RETENTION);
+    return get(OUTBOX_RETENTION);
   }
 
   public int outboxKeepDays() {
-    return values.get(OUTBOX_KEEP_DAYS);
+    return get(OUTBOX_KEEP_DAYS);
   }
 
   public int outboxPurgeBatchSize() {
-    return values.get(OUTBOX_PURGE_BATCH_SIZE);
+    return get(OUTBOX_PURGE_BATCH_SIZE);
   }
 
   public Duration outboxPurgeInterval() {
-    return values.get(OUTBOX_PURGE_INTERVAL);
+    return get(OUTBOX_PURGE_INTERVAL);
   }
 
   /** Tenant id -> lowercase hex SHA-256 of its bearer token. */
   public Map<String, String> tenantTokenHashes() {
     return tenantTokenHashes;
-  }
-
-  @Override
-  public String toString() {
-    return effective().render();
   }
 }

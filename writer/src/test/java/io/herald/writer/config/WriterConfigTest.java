@@ -6,41 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.herald.common.config.ConfigException;
-import io.herald.common.config.ConfigKey;
 import io.herald.common.config.ConfigSource;
+import io.herald.devstack.ShippedConfig;
 import java.io.IOException;
-import java.io.Reader;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
-import java.util.Properties;
 import org.junit.jupiter.api.Test;
 
 class WriterConfigTest {
 
-  private static Path shipped() {
-    Path dir = Path.of("").toAbsolutePath();
-    while (dir != null && !Files.isDirectory(dir.resolve("connect-config"))) {
-      dir = dir.getParent();
-    }
-    if (dir == null) {
-      throw new IllegalStateException(
-          "connect-config/ not found above " + Path.of("").toAbsolutePath());
-    }
-    return dir.resolve("connect-config/writer.properties");
-  }
-
-  private static Map<String, String> shippedProperties() throws IOException {
-    Properties props = new Properties();
-    try (Reader reader = Files.newBufferedReader(shipped())) {
-      props.load(reader);
-    }
-    Map<String, String> map = new HashMap<>();
-    props.stringPropertyNames().forEach(k -> map.put(k, props.getProperty(k)));
-    return map;
-  }
+  private static final ShippedConfig SHIPPED = ShippedConfig.of("writer");
 
   private static ConfigException fails(Map<String, String> props, Map<String, String> env) {
     return assertThrows(
@@ -49,7 +24,7 @@ class WriterConfigTest {
 
   @Test
   void shouldParseTheShippedPropertyFile() {
-    WriterConfig config = WriterConfig.load(shipped(), Map.of());
+    WriterConfig config = WriterConfig.load(SHIPPED.file(), Map.of());
 
     assertEquals(8080, config.httpPort());
     assertEquals(1L << 20, config.httpRequestMaxBytes());
@@ -63,21 +38,14 @@ class WriterConfigTest {
 
   @Test
   void shouldDocumentEveryKeyInTheShippedFile() throws IOException {
-    String text = Files.readString(shipped());
-
-    for (ConfigKey<?> key : WriterConfig.definition().keys()) {
-      assertTrue(text.contains(key.name()), key.name() + " is not in " + shipped());
-    }
-    for (ConfigKey<?> key : WriterConfig.TENANTS.keys()) {
-      assertTrue(text.contains("." + key.name()), key.name() + " is not in " + shipped());
-    }
+    SHIPPED.assertDocumentsEveryKey(WriterConfig.definition(), "t1");
   }
 
   @Test
   void shouldLetTheEnvironmentWinOverTheFile() {
     WriterConfig config =
         WriterConfig.load(
-            shipped(),
+            SHIPPED.file(),
             Map.of("HERALD_WRITER_HTTP_PORT", "9090", "HERALD_WRITER_DB_POOL_SIZE", "3"));
 
     assertEquals(9090, config.httpPort());
@@ -87,7 +55,7 @@ class WriterConfigTest {
   @Test
   void shouldNeverRenderThePassword() {
     WriterConfig config =
-        WriterConfig.load(shipped(), Map.of("HERALD_WRITER_DB_PASSWORD", "pw-never-logged"));
+        WriterConfig.load(SHIPPED.file(), Map.of("HERALD_WRITER_DB_PASSWORD", "pw-never-logged"));
 
     assertEquals("pw-never-logged", config.database().password());
     assertFalse(config.effective().render().contains("pw-never-logged"));
@@ -98,7 +66,7 @@ class WriterConfigTest {
 
   @Test
   void shouldFailOnAnUnknownKeyNamingIt() throws IOException {
-    Map<String, String> props = shippedProperties();
+    Map<String, String> props = SHIPPED.properties();
     props.put("writer.http.prot", "1");
 
     ConfigException e = fails(props, Map.of());
@@ -109,7 +77,7 @@ class WriterConfigTest {
 
   @Test
   void shouldFailOnAMissingRequiredKeyNamingIt() throws IOException {
-    Map<String, String> props = shippedProperties();
+    Map<String, String> props = SHIPPED.properties();
     props.remove("writer.db.jdbc-url");
 
     ConfigException e = fails(props, Map.of());
@@ -120,7 +88,8 @@ class WriterConfigTest {
 
   @Test
   void shouldFailOnABadNumberNamingKeyAndValue() throws IOException {
-    ConfigException e = fails(shippedProperties(), Map.of("HERALD_WRITER_BATCH_MAX_ITEMS", "lots"));
+    ConfigException e =
+        fails(SHIPPED.properties(), Map.of("HERALD_WRITER_BATCH_MAX_ITEMS", "lots"));
 
     assertTrue(
         e.getMessage().contains("writer.batch.max-items: invalid value 'lots'"), e.getMessage());
@@ -128,7 +97,7 @@ class WriterConfigTest {
 
   @Test
   void shouldFailWhenKeepRetentionHasNoDays() throws IOException {
-    Map<String, String> props = shippedProperties();
+    Map<String, String> props = SHIPPED.properties();
     props.put("writer.outbox.retention", "keep");
     props.put("writer.outbox.keep-days", "0");
 
@@ -140,7 +109,7 @@ class WriterConfigTest {
 
   @Test
   void shouldAcceptDeleteImmediatelyRetention() throws IOException {
-    Map<String, String> props = shippedProperties();
+    Map<String, String> props = SHIPPED.properties();
     props.put("writer.outbox.retention", "delete-immediately");
 
     assertEquals(
@@ -150,7 +119,7 @@ class WriterConfigTest {
 
   @Test
   void shouldFailWhenTwoTenantsShareAToken() throws IOException {
-    Map<String, String> props = shippedProperties();
+    Map<String, String> props = SHIPPED.properties();
     props.put("writer.tenants.t2.token-sha256", props.get("writer.tenants.t1.token-sha256"));
 
     ConfigException e = fails(props, Map.of());
@@ -163,7 +132,7 @@ class WriterConfigTest {
 
   @Test
   void shouldFailOnATokenThatIsNotAHashWithoutShowingIt() throws IOException {
-    Map<String, String> props = shippedProperties();
+    Map<String, String> props = SHIPPED.properties();
     props.put("writer.tenants.t1.token-sha256", "clear-text-token");
 
     ConfigException e = fails(props, Map.of());
@@ -176,20 +145,6 @@ class WriterConfigTest {
 
   @Test
   void shouldMatchTheGeneratedTableInDocs() throws IOException {
-    Path doc = shipped().getParent().getParent().resolve("docs/configuration.md");
-    String text = Files.readString(doc);
-    String begin = "<!-- BEGIN writer -->\n";
-    String end = "<!-- END writer -->";
-    int from = text.indexOf(begin) + begin.length();
-    int to = text.indexOf(end);
-    String expected = WriterConfig.definition().markdownTable();
-    if (Boolean.getBoolean("herald.docs.write")) {
-      Files.writeString(doc, text.substring(0, from) + expected + text.substring(to));
-      return;
-    }
-    assertEquals(
-        expected,
-        text.substring(from, to),
-        "docs/configuration.md is out of date; rerun with -Dherald.docs.write=true");
+    SHIPPED.assertDocsTableMatches(WriterConfig.definition());
   }
 }
