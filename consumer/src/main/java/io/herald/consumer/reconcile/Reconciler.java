@@ -10,6 +10,7 @@ import io.herald.consumer.destination.DestinationConfig;
 import io.herald.consumer.destination.LookupResult;
 import io.herald.consumer.dispatch.DispatchSettings;
 import io.herald.consumer.ops.ConsumerMetrics;
+import io.herald.runtime.task.PeriodicTask;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,7 +20,6 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * </ol>
  *
  * <p>Every instance may run a reconciler: rows are taken with {@code SKIP LOCKED} and lookups are
- * fenced like dispatches. Lifecycle: {@link #start()} once, {@link #close()} once. Thread-safe.
+ * fenced like dispatches. Each step works in batches and stops between them when closing. Lifecycle
+ * ({@link PeriodicTask}): {@link #start()} once, {@link #close()} once. Thread-safe.
  */
 public final class Reconciler implements AutoCloseable {
 
@@ -48,11 +49,7 @@ public final class Reconciler implements AutoCloseable {
   private final ReconcileSettings settings;
   private final ConsumerMetrics metrics;
   private final ExecutorService lookups = Executors.newVirtualThreadPerTaskExecutor();
-  private final Object signal = new Object();
-  private final AtomicLong lastRoundNanos = new AtomicLong(System.nanoTime());
-  private volatile boolean running;
-  private volatile boolean closed;
-  private Thread thread;
+  private final PeriodicTask task;
 
   public Reconciler(
       Deliveries deliveries,
@@ -65,43 +62,22 @@ public final class Reconciler implements AutoCloseable {
     this.dispatch = dispatch;
     this.settings = settings;
     this.metrics = metrics;
+    this.task =
+        PeriodicTask.named("herald-reconciler")
+            .every(settings.interval())
+            .daemon(false)
+            .stopWait(dispatch.shutdownGrace().plusSeconds(5))
+            .onFailure(() -> metrics.loopFailure("reconcile"))
+            .build(this::runOnce);
   }
 
-  public synchronized void start() {
-    if (thread != null) {
-      throw new IllegalStateException("Reconciler already started");
-    }
-    running = true;
-    thread = Thread.ofPlatform().name("herald-reconciler").start(this::loop);
+  public void start() {
+    task.start();
   }
 
+  /** Whether the reconciler thread is alive and a round started within {@code maxSilence}. */
   public boolean healthy(Duration maxSilence) {
-    return running
-        && thread != null
-        && thread.isAlive()
-        && System.nanoTime() - lastRoundNanos.get() < maxSilence.toNanos();
-  }
-
-  private void loop() {
-    while (running) {
-      lastRoundNanos.set(System.nanoTime());
-      try {
-        runOnce();
-      } catch (SQLException | RuntimeException e) {
-        log.error("Reconciliation round failed; next round in {}", settings.interval(), e);
-        metrics.loopFailure("reconcile");
-      }
-      synchronized (signal) {
-        if (running) {
-          try {
-            signal.wait(settings.interval().toMillis());
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return;
-          }
-        }
-      }
-    }
+    return task.healthy(maxSilence);
   }
 
   /** One reconciliation round (also called directly by tests and tools). */
@@ -116,7 +92,7 @@ public final class Reconciler implements AutoCloseable {
             delivery.deliveryId(),
             delivery.aggregateId());
       }
-    } while (!closed && expired.size() == settings.batchSize());
+    } while (!task.stopping() && expired.size() == settings.batchSize());
     for (DestinationClient client : destinations.values()) {
       DestinationConfig config = client.config();
       if (config.honoursIdempotencyKey()) {
@@ -175,7 +151,7 @@ public final class Reconciler implements AutoCloseable {
             target,
             reason);
       }
-    } while (!closed && settled.size() == settings.batchSize());
+    } while (!task.stopping() && settled.size() == settings.batchSize());
   }
 
   private void lookUp(DestinationClient client) throws SQLException {
@@ -246,22 +222,7 @@ public final class Reconciler implements AutoCloseable {
 
   @Override
   public void close() {
-    Thread current;
-    synchronized (this) {
-      running = false;
-      closed = true;
-      current = thread;
-    }
-    synchronized (signal) {
-      signal.notifyAll();
-    }
-    if (current != null) {
-      try {
-        current.join(dispatch.shutdownGrace().plusSeconds(5).toMillis());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    task.close();
     lookups.shutdownNow();
   }
 }

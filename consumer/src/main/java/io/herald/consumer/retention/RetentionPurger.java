@@ -1,6 +1,7 @@
 package io.herald.consumer.retention;
 
 import io.herald.consumer.ops.ConsumerMetrics;
+import io.herald.runtime.task.PeriodicTask;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -13,7 +14,9 @@ import org.slf4j.LoggerFactory;
  * Deletes old inbox rows, finished deliveries and status events in bounded batches. Safe on every
  * instance at once: each batch locks its rows with {@code SKIP LOCKED}.
  *
- * <p>Lifecycle: {@link #start()} once, {@link #close()} once. Thread-safe.
+ * <p>Bounded: each table is purged in batches of {@code batchSize} until a batch comes back short
+ * or the purger is closing. Lifecycle ({@link PeriodicTask}): {@link #start()} once, {@link
+ * #close()} once. Thread-safe.
  */
 public final class RetentionPurger implements AutoCloseable {
 
@@ -49,46 +52,27 @@ public final class RetentionPurger implements AutoCloseable {
 
   private final DataSource dataSource;
   private final RetentionSettings settings;
-  private final ConsumerMetrics metrics;
-  private final Object signal = new Object();
-  private volatile boolean running;
-  private volatile boolean closed;
-  private Thread thread;
+  private final PeriodicTask task;
 
   public RetentionPurger(
       DataSource dataSource, RetentionSettings settings, ConsumerMetrics metrics) {
     this.dataSource = dataSource;
     this.settings = settings;
-    this.metrics = metrics;
+    this.task =
+        PeriodicTask.named("herald-retention")
+            .every(settings.interval())
+            .stopWait(Duration.ofSeconds(10))
+            .onFailure(() -> metrics.loopFailure("retention"))
+            .build(this::purgeOnce);
   }
 
-  public synchronized void start() {
-    if (thread != null) {
-      throw new IllegalStateException("Purger already started");
-    }
-    running = true;
-    thread = Thread.ofPlatform().name("herald-retention").daemon(true).start(this::loop);
+  public void start() {
+    task.start();
   }
 
-  private void loop() {
-    while (running) {
-      try {
-        purgeOnce();
-      } catch (SQLException | RuntimeException e) {
-        log.error("Retention purge failed; next round in {}", settings.interval(), e);
-        metrics.loopFailure("retention");
-      }
-      synchronized (signal) {
-        if (running) {
-          try {
-            signal.wait(settings.interval().toMillis());
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return;
-          }
-        }
-      }
-    }
+  /** Whether the purge thread is alive and a round started within {@code maxSilence}. */
+  public boolean healthy(Duration maxSilence) {
+    return task.healthy(maxSilence);
   }
 
   /** One purge round; returns the number of rows deleted. */
@@ -111,7 +95,7 @@ public final class RetentionPurger implements AutoCloseable {
         deleted = delete.executeUpdate();
       }
       total += deleted;
-    } while (deleted == settings.batchSize() && !closed);
+    } while (deleted == settings.batchSize() && !task.stopping());
     if (total > 0) {
       log.info("Purged {} rows older than {} from consumer.{}", total, age, table);
     }
@@ -120,21 +104,6 @@ public final class RetentionPurger implements AutoCloseable {
 
   @Override
   public void close() {
-    Thread current;
-    synchronized (this) {
-      running = false;
-      closed = true;
-      current = thread;
-    }
-    synchronized (signal) {
-      signal.notifyAll();
-    }
-    if (current != null) {
-      try {
-        current.join(Duration.ofSeconds(10).toMillis());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    task.close();
   }
 }

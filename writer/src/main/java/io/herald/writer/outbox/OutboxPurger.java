@@ -1,5 +1,6 @@
 package io.herald.writer.outbox;
 
+import io.herald.runtime.task.PeriodicTask;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
@@ -12,9 +13,6 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -30,8 +28,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Bounded: at most {@code maxBatchesPerRun} batches of {@code batchSize} rows per run, each in
  * its own short transaction with a statement timeout. Stoppable: {@link #close()} lets the current
- * batch finish and waits for it. A failed run is logged with its cause, counted in {@code
- * herald.writer.outbox.purge.failures}, and the next run tries again.
+ * batch finish and waits for it (a {@link PeriodicTask}). A failed run is logged with its cause,
+ * counted in {@code herald.writer.outbox.purge.failures}, and the next run tries again.
  */
 public final class OutboxPurger implements AutoCloseable {
 
@@ -46,7 +44,6 @@ public final class OutboxPurger implements AutoCloseable {
       """;
 
   private static final int STATEMENT_TIMEOUT_SECONDS = 30;
-  private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
 
   private final DataSource dataSource;
   private final Duration keepFor;
@@ -55,10 +52,8 @@ public final class OutboxPurger implements AutoCloseable {
   private final int maxBatchesPerRun;
   private final Clock clock;
   private final Counter purged;
-  private final Counter failures;
   private final AtomicReference<Instant> lastSuccess = new AtomicReference<>();
-  private final ScheduledExecutorService executor;
-  private volatile boolean closing;
+  private final PeriodicTask task;
 
   public OutboxPurger(
       DataSource dataSource,
@@ -88,23 +83,21 @@ public final class OutboxPurger implements AutoCloseable {
         Counter.builder("herald.writer.outbox.purged")
             .description("Outbox rows deleted after the retention window")
             .register(registry);
-    this.failures =
+    Counter failures =
         Counter.builder("herald.writer.outbox.purge.failures")
             .description("Outbox purge runs that failed (logged with their cause)")
             .register(registry);
-    this.executor =
-        Executors.newSingleThreadScheduledExecutor(
-            runnable -> {
-              Thread thread = new Thread(runnable, "herald-outbox-purger");
-              thread.setDaemon(true);
-              return thread;
-            });
+    this.task =
+        PeriodicTask.named("herald-outbox-purger")
+            .every(interval)
+            .firstAfter(interval)
+            .onFailure(failures::increment)
+            .build(this::runOnce);
   }
 
   /** Schedules the runs: the first after one {@code interval}, then {@code interval} apart. */
   public void start() {
-    executor.scheduleWithFixedDelay(
-        this::runSafely, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+    task.start();
     log.info(
         "Outbox purge started: rows older than {} deleted every {} in batches of {} (at most {} per"
             + " run)",
@@ -112,6 +105,14 @@ public final class OutboxPurger implements AutoCloseable {
         interval,
         batchSize,
         maxBatchesPerRun);
+  }
+
+  /**
+   * Whether the purge thread is alive and a run started within {@code maxSilence} (allow one
+   * interval plus a run).
+   */
+  public boolean healthy(Duration maxSilence) {
+    return task.healthy(maxSilence);
   }
 
   /** When the last run completed without error; empty before the first. */
@@ -128,7 +129,7 @@ public final class OutboxPurger implements AutoCloseable {
     OffsetDateTime cutoff =
         OffsetDateTime.ofInstant(clock.instant().minus(keepFor), ZoneOffset.UTC);
     long total = 0;
-    for (int batch = 0; batch < maxBatchesPerRun && !closing; batch++) {
+    for (int batch = 0; batch < maxBatchesPerRun && !task.stopping(); batch++) {
       int deleted;
       try (Connection connection = dataSource.getConnection();
           PreparedStatement delete = connection.prepareStatement(PURGE_BATCH)) {
@@ -148,30 +149,15 @@ public final class OutboxPurger implements AutoCloseable {
     return total;
   }
 
-  private void runSafely() {
-    try {
-      long deleted = purgeOnce();
-      if (deleted > 0) {
-        log.info("Outbox purge deleted {} rows older than {}", deleted, keepFor);
-      }
-    } catch (SQLException | RuntimeException e) {
-      failures.increment();
-      log.warn("Outbox purge failed; the next run in {} tries again", interval, e);
+  private void runOnce() throws SQLException {
+    long deleted = purgeOnce();
+    if (deleted > 0) {
+      log.info("Outbox purge deleted {} rows older than {}", deleted, keepFor);
     }
   }
 
   @Override
   public void close() {
-    closing = true;
-    executor.shutdown();
-    try {
-      if (!executor.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-        log.warn("Outbox purge did not stop within {}; interrupting it", CLOSE_WAIT);
-        executor.shutdownNow();
-      }
-    } catch (InterruptedException e) {
-      executor.shutdownNow();
-      Thread.currentThread().interrupt();
-    }
+    task.close();
   }
 }

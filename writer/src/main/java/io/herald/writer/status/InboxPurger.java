@@ -1,5 +1,6 @@
 package io.herald.writer.status;
 
+import io.herald.runtime.task.PeriodicTask;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
@@ -10,9 +11,6 @@ import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Objects;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,8 +26,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Bounded: at most {@code maxBatches} statements of {@code batchSize} rows per run, each its own
  * short transaction; several writers may purge at once ({@code SKIP LOCKED}). Stoppable: {@link
- * #close()} lets the current statement finish. A failed run is logged with its cause and counted in
- * {@code herald.writer.status.inbox.purge.failures}; the next run tries again.
+ * #close()} lets the current statement finish (a {@link PeriodicTask}). A failed run is logged with
+ * its cause and counted in {@code herald.writer.status.inbox.purge.failures}; the next run tries
+ * again.
  */
 final class InboxPurger implements AutoCloseable {
 
@@ -44,7 +43,6 @@ final class InboxPurger implements AutoCloseable {
       """;
 
   private static final int STATEMENT_TIMEOUT_SECONDS = 30;
-  private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
 
   private final DataSource dataSource;
   private final Duration retention;
@@ -53,9 +51,7 @@ final class InboxPurger implements AutoCloseable {
   private final int maxBatches;
   private final Clock clock;
   private final Counter purged;
-  private final Counter failures;
-  private final ScheduledExecutorService executor;
-  private volatile boolean closing;
+  private final PeriodicTask task;
 
   InboxPurger(DataSource dataSource, StatusSettings settings, Clock clock, MeterRegistry registry) {
     this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -68,23 +64,21 @@ final class InboxPurger implements AutoCloseable {
         Counter.builder("herald.writer.status.inbox.purged")
             .description("writer.inbox rows deleted after the retention window")
             .register(registry);
-    this.failures =
+    Counter failures =
         Counter.builder("herald.writer.status.inbox.purge.failures")
             .description("Inbox purge runs that failed (logged with their cause)")
             .register(registry);
-    this.executor =
-        Executors.newSingleThreadScheduledExecutor(
-            runnable -> {
-              Thread thread = new Thread(runnable, "herald-writer-inbox-purger");
-              thread.setDaemon(true);
-              return thread;
-            });
+    this.task =
+        PeriodicTask.named("herald-writer-inbox-purger")
+            .every(interval)
+            .firstAfter(interval)
+            .onFailure(failures::increment)
+            .build(this::runOnce);
   }
 
   /** Schedules the runs: the first after one interval, then one interval apart. */
   void start() {
-    executor.scheduleWithFixedDelay(
-        this::runSafely, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+    task.start();
     log.info(
         "Inbox purge started: writer.inbox rows older than {} deleted every {} in batches of {}",
         retention,
@@ -101,7 +95,7 @@ final class InboxPurger implements AutoCloseable {
     OffsetDateTime cutoff =
         OffsetDateTime.ofInstant(clock.instant().minus(retention), ZoneOffset.UTC);
     long total = 0;
-    for (int batch = 0; batch < maxBatches && !closing; batch++) {
+    for (int batch = 0; batch < maxBatches && !task.stopping(); batch++) {
       int deleted;
       try (Connection connection = dataSource.getConnection();
           PreparedStatement delete = connection.prepareStatement(PURGE_BATCH)) {
@@ -120,30 +114,20 @@ final class InboxPurger implements AutoCloseable {
     return total;
   }
 
-  private void runSafely() {
-    try {
-      long deleted = purgeOnce();
-      if (deleted > 0) {
-        log.info("Inbox purge deleted {} writer.inbox rows older than {}", deleted, retention);
-      }
-    } catch (SQLException | RuntimeException e) {
-      failures.increment();
-      log.warn("Inbox purge failed; the next run in {} tries again", interval, e);
+  /** Whether the purge thread is alive and a run started within {@code maxSilence}. */
+  boolean healthy(Duration maxSilence) {
+    return task.healthy(maxSilence);
+  }
+
+  private void runOnce() throws SQLException {
+    long deleted = purgeOnce();
+    if (deleted > 0) {
+      log.info("Inbox purge deleted {} writer.inbox rows older than {}", deleted, retention);
     }
   }
 
   @Override
   public void close() {
-    closing = true;
-    executor.shutdown();
-    try {
-      if (!executor.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-        log.warn("Inbox purge did not stop within {}; interrupting it", CLOSE_WAIT);
-        executor.shutdownNow();
-      }
-    } catch (InterruptedException e) {
-      executor.shutdownNow();
-      Thread.currentThread().interrupt();
-    }
+    task.close();
   }
 }
