@@ -1,9 +1,8 @@
 package io.herald.consumer.retention;
 
 import io.herald.consumer.ops.ConsumerMetrics;
+import io.herald.runtime.db.BatchedDelete;
 import io.herald.runtime.task.PeriodicTask;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import javax.sql.DataSource;
@@ -85,17 +84,10 @@ public final class RetentionPurger implements AutoCloseable {
   }
 
   private long purge(String sql, Duration age, String table) throws SQLException {
-    long total = 0;
-    int deleted;
-    do {
-      try (Connection connection = dataSource.getConnection();
-          PreparedStatement delete = connection.prepareStatement(sql)) {
-        delete.setLong(1, age.toMillis());
-        delete.setInt(2, settings.batchSize());
-        deleted = delete.executeUpdate();
-      }
-      total += deleted;
-    } while (deleted == settings.batchSize() && !task.stopping());
+    // No cap on statements per round: a round ends on a short batch or when closing.
+    long total =
+        new BatchedDelete(dataSource, sql, settings.batchSize(), Integer.MAX_VALUE, Duration.ZERO)
+            .run(age.toMillis(), task::stopping, rows -> {});
     if (total > 0) {
       log.info("Purged {} rows older than {} from consumer.{}", total, age, table);
     }

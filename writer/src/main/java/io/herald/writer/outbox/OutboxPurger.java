@@ -1,10 +1,9 @@
 package io.herald.writer.outbox;
 
+import io.herald.runtime.db.BatchedDelete;
 import io.herald.runtime.task.PeriodicTask;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -43,9 +42,9 @@ public final class OutboxPurger implements AutoCloseable {
         ORDER BY occurred_at LIMIT ? FOR UPDATE SKIP LOCKED)
       """;
 
-  private static final int STATEMENT_TIMEOUT_SECONDS = 30;
+  private static final Duration STATEMENT_TIMEOUT = Duration.ofSeconds(30);
 
-  private final DataSource dataSource;
+  private final BatchedDelete delete;
   private final Duration keepFor;
   private final Duration interval;
   private final int batchSize;
@@ -63,7 +62,6 @@ public final class OutboxPurger implements AutoCloseable {
       int maxBatchesPerRun,
       Clock clock,
       MeterRegistry registry) {
-    this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     this.keepFor = Objects.requireNonNull(keepFor, "keepFor");
     if (keepFor.isNegative() || keepFor.isZero()) {
       throw new IllegalArgumentException("outbox keepFor must be positive, was " + keepFor);
@@ -78,6 +76,8 @@ public final class OutboxPurger implements AutoCloseable {
     }
     this.batchSize = batchSize;
     this.maxBatchesPerRun = maxBatchesPerRun;
+    this.delete =
+        new BatchedDelete(dataSource, PURGE_BATCH, batchSize, maxBatchesPerRun, STATEMENT_TIMEOUT);
     this.clock = Objects.requireNonNull(clock, "clock");
     this.purged =
         Counter.builder("herald.writer.outbox.purged")
@@ -128,23 +128,7 @@ public final class OutboxPurger implements AutoCloseable {
   public long purgeOnce() throws SQLException {
     OffsetDateTime cutoff =
         OffsetDateTime.ofInstant(clock.instant().minus(keepFor), ZoneOffset.UTC);
-    long total = 0;
-    for (int batch = 0; batch < maxBatchesPerRun && !task.stopping(); batch++) {
-      int deleted;
-      try (Connection connection = dataSource.getConnection();
-          PreparedStatement delete = connection.prepareStatement(PURGE_BATCH)) {
-        connection.setAutoCommit(true);
-        delete.setQueryTimeout(STATEMENT_TIMEOUT_SECONDS);
-        delete.setObject(1, cutoff);
-        delete.setInt(2, batchSize);
-        deleted = delete.executeUpdate();
-      }
-      total += deleted;
-      purged.increment(deleted);
-      if (deleted < batchSize) {
-        break;
-      }
-    }
+    long total = delete.run(cutoff, task::stopping, purged::increment);
     lastSuccess.set(clock.instant());
     return total;
   }

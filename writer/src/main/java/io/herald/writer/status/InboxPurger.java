@@ -1,10 +1,9 @@
 package io.herald.writer.status;
 
+import io.herald.runtime.db.BatchedDelete;
 import io.herald.runtime.task.PeriodicTask;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -42,23 +41,28 @@ final class InboxPurger implements AutoCloseable {
         ORDER BY received_at LIMIT ? FOR UPDATE SKIP LOCKED)
       """;
 
-  private static final int STATEMENT_TIMEOUT_SECONDS = 30;
+  private static final Duration STATEMENT_TIMEOUT = Duration.ofSeconds(30);
 
-  private final DataSource dataSource;
+  private final BatchedDelete delete;
   private final Duration retention;
   private final Duration interval;
   private final int batchSize;
-  private final int maxBatches;
   private final Clock clock;
   private final Counter purged;
   private final PeriodicTask task;
 
   InboxPurger(DataSource dataSource, StatusSettings settings, Clock clock, MeterRegistry registry) {
-    this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     this.retention = settings.inboxRetention();
     this.interval = settings.inboxPurgeInterval();
     this.batchSize = settings.inboxPurgeBatchSize();
-    this.maxBatches = settings.inboxPurgeMaxBatches();
+    int maxBatches = settings.inboxPurgeMaxBatches();
+    this.delete =
+        new BatchedDelete(
+            Objects.requireNonNull(dataSource, "dataSource"),
+            PURGE_BATCH,
+            batchSize,
+            maxBatches,
+            STATEMENT_TIMEOUT);
     this.clock = Objects.requireNonNull(clock, "clock");
     this.purged =
         Counter.builder("herald.writer.status.inbox.purged")
@@ -94,24 +98,7 @@ final class InboxPurger implements AutoCloseable {
   long purgeOnce() throws SQLException {
     OffsetDateTime cutoff =
         OffsetDateTime.ofInstant(clock.instant().minus(retention), ZoneOffset.UTC);
-    long total = 0;
-    for (int batch = 0; batch < maxBatches && !task.stopping(); batch++) {
-      int deleted;
-      try (Connection connection = dataSource.getConnection();
-          PreparedStatement delete = connection.prepareStatement(PURGE_BATCH)) {
-        connection.setAutoCommit(true);
-        delete.setQueryTimeout(STATEMENT_TIMEOUT_SECONDS);
-        delete.setObject(1, cutoff);
-        delete.setInt(2, batchSize);
-        deleted = delete.executeUpdate();
-      }
-      total += deleted;
-      purged.increment(deleted);
-      if (deleted < batchSize) {
-        break;
-      }
-    }
-    return total;
+    return delete.run(cutoff, task::stopping, purged::increment);
   }
 
   /** Whether the purge thread is alive and a run started within {@code maxSilence}. */
