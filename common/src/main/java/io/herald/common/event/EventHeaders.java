@@ -1,5 +1,7 @@
 package io.herald.common.event;
 
+import java.nio.charset.StandardCharsets;
+
 /**
  * Kafka header names carried by every Herald event. Values are plain UTF-8 strings (not
  * JSON-quoted).
@@ -20,6 +22,22 @@ public final class EventHeaders {
 
   /** W3C trace context {@code tracestate}, only when present. */
   public static final String TRACESTATE = "tracestate";
+
+  /**
+   * The text of a header value as read from Kafka: UTF-8, with one pair of surrounding double
+   * quotes removed (a producer that JSON-encodes header values is tolerated); null for a missing
+   * header or a null value.
+   */
+  public static String decode(byte[] value) {
+    if (value == null) {
+      return null;
+    }
+    String text = new String(value, StandardCharsets.UTF_8);
+    if (text.length() >= 2 && text.startsWith("\"") && text.endsWith("\"")) {
+      text = text.substring(1, text.length() - 1);
+    }
+    return text;
+  }
 
   private EventHeaders() {}
 }

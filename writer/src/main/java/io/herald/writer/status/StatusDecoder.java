@@ -137,14 +137,7 @@ final class StatusDecoder {
   /** The last value of a header as a plain string; tolerates a JSON-quoted value. */
   static String header(ConsumerRecord<byte[], byte[]> record, String name) {
     Header header = record.headers().lastHeader(name);
-    if (header == null || header.value() == null) {
-      return null;
-    }
-    String value = new String(header.value(), StandardCharsets.UTF_8);
-    if (value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")) {
-      value = value.substring(1, value.length() - 1);
-    }
-    return value;
+    return header == null ? null : EventHeaders.decode(header.value());
   }
 
   private static Decoded invalid(ConsumerRecord<byte[], byte[]> record, String reason, String d) {
