@@ -14,10 +14,10 @@ import java.util.Optional;
  *       names the phase, the age of the last published event and of the last batch (heartbeats
  *       included: a streaming relay hands over a batch at least every heartbeat interval). Also
  *       down when, streaming, no batch has come for a heartbeat interval plus {@link
- *       #KAFKA_WAIT_LIMIT}: the engine is blocked outside the sink. Measured cause: Kafka stopped
- *       while the engine was committing offsets between batches (after an empty poll Debezium
- *       commits them itself, and the offsets producer blocks until Kafka is back), which the sink's
- *       own wait cannot see.
+ *       #KAFKA_WAIT_LIMIT}: the engine is blocked outside the sink. Seen in {@code
+ *       RelayKafkaOutageIT} when Kafka stopped while the engine was committing offsets between
+ *       batches (after an empty poll Debezium commits them itself, and the offsets producer blocks
+ *       until Kafka is back), which the sink's own wait cannot see.
  *   <li>{@code slot-lag}: the WAL the slot holds back. Up with a warning above the threshold: a
  *       restart does not cure lag, so it should page a human, not a liveness probe.
  * </ul>
