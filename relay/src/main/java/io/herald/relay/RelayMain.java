@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -95,7 +96,12 @@ public final class RelayMain {
                     Duration.ofSeconds(10)),
                 registry));
     PostgresSlots slots = new PostgresSlots(pool, engine.slotName(), Json.mapper());
-    RelayHealth health = new RelayHealth(status, config.slotLagWarnBytes());
+    long heartbeatMs = Long.parseLong(engine.get("heartbeat.interval.ms").strip());
+    RelayHealth health =
+        new RelayHealth(
+            status,
+            config.slotLagWarnBytes(),
+            heartbeatMs > 0 ? Optional.of(Duration.ofMillis(heartbeatMs)) : Optional.empty());
     lifecycle.register(
         "ops server",
         OpsServer.builder("relay", registry)

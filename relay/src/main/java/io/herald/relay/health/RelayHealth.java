@@ -2,6 +2,7 @@ package io.herald.relay.health;
 
 import io.herald.runtime.ops.HealthCheck;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * The relay's {@code /health} checks, read from {@link RelayStatus}. Thread-safe.
@@ -11,8 +12,12 @@ import java.time.Duration;
  *       when a batch has waited longer than {@link #KAFKA_WAIT_LIMIT} for Kafka's acknowledgements
  *       (Kafka unreachable: the producer retries inside, so nothing else would show it). The detail
  *       names the phase, the age of the last published event and of the last batch (heartbeats
- *       included: a streaming relay hands over a batch at least every heartbeat interval, so a
- *       growing batch age means the connection to PostgreSQL is stuck).
+ *       included: a streaming relay hands over a batch at least every heartbeat interval). Also
+ *       down when, streaming, no batch has come for a heartbeat interval plus {@link
+ *       #KAFKA_WAIT_LIMIT}: the engine is blocked outside the sink. Seen in {@code
+ *       RelayKafkaOutageIT} when Kafka stopped while the engine was committing offsets between
+ *       batches (after an empty poll Debezium commits them itself, and the offsets producer blocks
+ *       until Kafka is back), which the sink's own wait cannot see.
  *   <li>{@code slot-lag}: the WAL the slot holds back. Up with a warning above the threshold: a
  *       restart does not cure lag, so it should page a human, not a liveness probe.
  * </ul>
@@ -24,10 +29,21 @@ public final class RelayHealth {
 
   private final RelayStatus status;
   private final long lagWarnBytes;
+  private final Optional<Duration> heartbeatInterval;
 
+  /** Without the stalled-engine check (no heartbeat interval known). */
   public RelayHealth(RelayStatus status, long lagWarnBytes) {
+    this(status, lagWarnBytes, Optional.empty());
+  }
+
+  /**
+   * @param heartbeatInterval Debezium's {@code heartbeat.interval.ms}; empty when heartbeats are
+   *     off, which disables the stalled-engine check (an idle relay then has no batches)
+   */
+  public RelayHealth(RelayStatus status, long lagWarnBytes, Optional<Duration> heartbeatInterval) {
     this.status = status;
     this.lagWarnBytes = lagWarnBytes;
+    this.heartbeatInterval = heartbeatInterval;
   }
 
   public HealthCheck relay() {
@@ -37,12 +53,29 @@ public final class RelayHealth {
           RelayStatus.Phase phase = status.phase();
           java.util.Optional<Duration> waiting = status.waitingForKafka();
           boolean kafkaStuck = waiting.filter(w -> w.compareTo(KAFKA_WAIT_LIMIT) > 0).isPresent();
+          Optional<Duration> batchAge = status.lastBatchAge();
+          boolean engineStalled =
+              !kafkaStuck
+                  && phase == RelayStatus.Phase.STREAMING
+                  && waiting.isEmpty()
+                  && heartbeatInterval
+                      .flatMap(
+                          h -> batchAge.map(age -> age.compareTo(h.plus(KAFKA_WAIT_LIMIT)) > 0))
+                      .orElse(false);
           String detail =
               phase
                   + (kafkaStuck
                       ? "; waiting "
                           + ago(waiting.get()).replace(" ago", "")
                           + " for Kafka to acknowledge"
+                      : "")
+                  + (engineStalled
+                      ? "; no batch for "
+                          + ago(batchAge.get()).replace(" ago", "")
+                          + " although a heartbeat is due every "
+                          + heartbeatInterval.get().toMillis()
+                          + " ms: the engine is blocked outside the sink, most likely waiting for"
+                          + " Kafka to acknowledge its offset commit"
                       : "")
                   + "; last event "
                   + status.lastEventAge().map(RelayHealth::ago).orElse("never")
@@ -51,7 +84,9 @@ public final class RelayHealth {
                   + status.failure().map(reason -> "; " + reason).orElse("");
           return switch (phase) {
             case STANDBY, STARTING, STREAMING, STOPPING ->
-                kafkaStuck ? HealthCheck.Status.down(detail) : HealthCheck.Status.up(detail);
+                kafkaStuck || engineStalled
+                    ? HealthCheck.Status.down(detail)
+                    : HealthCheck.Status.up(detail);
             case KAFKA_UNAVAILABLE, FAILED -> HealthCheck.Status.down(detail);
           };
         });

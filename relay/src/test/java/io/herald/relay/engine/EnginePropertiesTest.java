@@ -56,4 +56,36 @@ class EnginePropertiesTest {
         .hasMessageContaining("debezium.source.snapshot.mode=initial")
         .hasMessageContaining("debezium.source.slot.drop.on.stop=true");
   }
+
+  @Test
+  void shouldLeaveOutOnlyTheOutboxColumnsNoRouterReads() {
+    EngineProperties properties = build(source());
+
+    assertThat(properties.get("column.exclude.list"))
+        .isEqualTo("writer\\.outbox\\.occurred_at,consumer\\.outbox\\.occurred_at");
+  }
+
+  @Test
+  void shouldReplaceTheDefaultExclusionWhenAnIncludeListIsGiven() {
+    Map<String, String> source = source();
+    source.put(
+        "column.include.list",
+        "(writer|consumer)\\.outbox\\.(id|aggregate_id|aggregate_type|payload|event_type"
+            + "|tenant_id|trace_parent|trace_state),herald_relay\\.heartbeat\\..*");
+
+    EngineProperties properties = build(source);
+
+    assertThat(properties.get("column.exclude.list")).isNull();
+  }
+
+  @Test
+  void shouldRejectAColumnListThatLeavesOutARoutedColumnNamingIt() {
+    Map<String, String> source = source();
+    source.put("column.exclude.list", "writer\\.outbox\\.(payload|occurred_at)");
+
+    assertThatThrownBy(() -> build(source))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("debezium.source.column.exclude.list=")
+        .hasMessageContaining("writer.outbox.payload");
+  }
 }

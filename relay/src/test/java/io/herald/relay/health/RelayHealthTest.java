@@ -65,6 +65,41 @@ class RelayHealthTest {
   }
 
   @Test
+  void shouldReportDownWhenAStreamingEngineHandsOverNoBatchForAHeartbeatIntervalPlusTheLimit() {
+    ManualClock clock = new ManualClock();
+    RelayStatus status = new RelayStatus(clock);
+    status.phase(RelayStatus.Phase.STREAMING);
+    RelayHealth health =
+        new RelayHealth(status, 100, java.util.Optional.of(Duration.ofSeconds(10)));
+
+    status.batchDone(1);
+    clock.advance(Duration.ofSeconds(10).plus(RelayHealth.KAFKA_WAIT_LIMIT));
+    HealthCheck.Status atTheLimit = health.relay().check();
+    clock.advance(Duration.ofSeconds(1));
+    HealthCheck.Status stalled = health.relay().check();
+    status.batchDone(0);
+    HealthCheck.Status moving = health.relay().check();
+
+    assertThat(atTheLimit.up()).isTrue();
+    assertThat(stalled.up()).isFalse();
+    assertThat(stalled.detail()).contains("no batch for 26000 ms").contains("offset commit");
+    assertThat(moving.up()).isTrue();
+  }
+
+  @Test
+  void shouldNotReportAnIdleEngineAsStalledWhenHeartbeatsAreOff() {
+    ManualClock clock = new ManualClock();
+    RelayStatus status = new RelayStatus(clock);
+    status.phase(RelayStatus.Phase.STREAMING);
+    status.batchDone(1);
+
+    clock.advance(Duration.ofMinutes(10));
+
+    assertThat(new RelayHealth(status, 100, java.util.Optional.empty()).relay().check().up())
+        .isTrue();
+  }
+
+  @Test
   void shouldWarnAboutSlotLagAboveTheThresholdWithoutFailingTheProbe() {
     RelayStatus status = new RelayStatus(new ManualClock());
     status.slotLagBytes(500);

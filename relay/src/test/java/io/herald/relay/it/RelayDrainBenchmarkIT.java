@@ -31,107 +31,211 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * Benchmark, not a test: prints figures for BENCHMARKS.md. Run with {@code -Dherald.benchmark=true
- * -Dit.test=RelayDrainBenchmarkIT}; sizes via {@code -Dherald.benchmark.rows} (default 1,000,000).
+ * -Dit.test=RelayDrainBenchmarkIT}.
  *
- * <p>Drains a backlog of outbox rows (100 rows per transaction, then 1 row per transaction) with
- * the relay and, side by side, with {@code pg_recvlogical} to /dev/null on an identical pgoutput
- * slot created at the same position; then measures commit-to-Kafka latency at 1,000 events/s and
- * the idle relay's CPU.
+ * <p>For each variant (relay settings and JVM options) it drains a backlog of outbox rows with the
+ * relay and, side by side, with {@code pg_recvlogical} to /dev/null on an identical pgoutput slot
+ * created at the same position (so each ratio compares runs made under the same machine load);
+ * after the variant's last drain it measures commit-to-Kafka latency at 1,000 events/s and the idle
+ * relay's CPU. Rounds interleave the variants (A, B, A, B...) because the shared box's speed
+ * drifts.
+ *
+ * <ul>
+ *   <li>{@code herald.benchmark.rows}: backlog size, default 1,000,000
+ *   <li>{@code herald.benchmark.rows-per-tx}: drains per variant, default {@code 100,1}
+ *   <li>{@code herald.benchmark.rounds}: default 1
+ *   <li>{@code herald.benchmark.variants}: {@code name:setting,setting;name:...}, a setting being a
+ *       relay property {@code key=value} or a JVM option starting with {@code -}; default one
+ *       variant {@code shipped} (the shipped property file and {@link #BASE_JVM})
+ *   <li>{@code herald.benchmark.jvm}: JVM options added to every variant (e.g. a JFR recording)
+ * </ul>
  */
 @HeraldIntegrationTest
 @EnabledIfSystemProperty(named = "herald.benchmark", matches = "true")
 class RelayDrainBenchmarkIT {
 
+  /** The recommended production JVM options (docs/design.md), the base of every variant. */
+  static final List<String> BASE_JVM = List.of("-Xms64m", "-Xmx256m", "-XX:+UseSerialGC");
+
   private static final int ROWS = Integer.getInteger("herald.benchmark.rows", 1_000_000);
-  private static final List<String> RELAY_JVM = relayJvm();
-  private static final String POLL_INTERVAL_MS =
-      System.getProperty("herald.benchmark.poll-interval-ms", "20");
+  private static final int ROUNDS = Integer.getInteger("herald.benchmark.rounds", 1);
+  private static final List<Integer> ROWS_PER_TX =
+      java.util.Arrays.stream(
+              System.getProperty("herald.benchmark.rows-per-tx", "100,1").split(","))
+          .map(String::strip)
+          .map(Integer::valueOf)
+          .toList();
+  private static final List<Variant> VARIANTS =
+      Variant.parseAll(System.getProperty("herald.benchmark.variants", "shipped:"));
   private static final String PG_RECVLOGICAL =
       System.getProperty("herald.benchmark.pg_recvlogical", "/usr/bin/pg_recvlogical");
 
-  /** The relay's JVM options, plus {@code -Dherald.benchmark.jvm} (e.g. a JFR recording). */
-  private static List<String> relayJvm() {
-    List<String> options = new ArrayList<>(List.of("-Xms64m", "-Xmx256m", "-XX:+UseSerialGC"));
-    String extra = System.getProperty("herald.benchmark.jvm", "").strip();
-    if (!extra.isEmpty()) {
-      options.addAll(List.of(extra.split("\\s+")));
+  /** A named set of relay property overrides and JVM options. */
+  record Variant(String name, Map<String, String> settings, List<String> jvm) {
+
+    static List<Variant> parseAll(String spec) {
+      List<Variant> variants = new ArrayList<>();
+      for (String part : spec.split(";")) {
+        if (part.isBlank()) {
+          continue;
+        }
+        int colon = part.indexOf(':');
+        String name = colon < 0 ? part.strip() : part.substring(0, colon).strip();
+        Map<String, String> settings = new java.util.LinkedHashMap<>();
+        List<String> jvm = new ArrayList<>(BASE_JVM);
+        if (colon >= 0) {
+          for (String setting : part.substring(colon + 1).split(",")) {
+            String s = setting.strip();
+            if (s.isEmpty()) {
+              continue;
+            }
+            if (s.startsWith("-")) {
+              jvm.add(s);
+            } else {
+              int eq = s.indexOf('=');
+              settings.put(s.substring(0, eq).strip(), s.substring(eq + 1).strip());
+            }
+          }
+        }
+        String extra = System.getProperty("herald.benchmark.jvm", "").strip();
+        if (!extra.isEmpty()) {
+          jvm.addAll(List.of(extra.split("\\s+")));
+        }
+        variants.add(new Variant(name, Map.copyOf(settings), List.copyOf(jvm)));
+      }
+      return variants;
     }
-    return options;
   }
 
   @Test
   void printDrainLatencyAndCostFigures(StackContext context) throws Exception {
     RelayFixture fixture = new RelayFixture(context, "benchmark");
     List<String> report = new ArrayList<>();
-    long published = 0;
-    for (int rowsPerTx : List.of(100, 1)) {
-      String recvSlot = "bench_recv_" + rowsPerTx + "_" + context.slot();
-      execute(fixture, "SELECT pg_create_logical_replication_slot('" + recvSlot + "', 'pgoutput')");
-      long loadStart = System.nanoTime();
-      load(fixture, ROWS, rowsPerTx);
-      long loadMs = ms(loadStart);
-      String endLsn = query(fixture, "SELECT pg_current_wal_lsn()::text");
+    for (Variant variant : VARIANTS) {
+      report(report, "variant " + variant.name() + ": " + variant.settings() + " " + variant.jvm());
+    }
+    for (int round = 1; round <= ROUNDS; round++) {
+      for (Variant variant : VARIANTS) {
+        for (int rowsPerTx : ROWS_PER_TX) {
+          String recvSlot = "bench_recv_" + rowsPerTx + "_" + context.slot();
+          execute(
+              fixture, "SELECT pg_create_logical_replication_slot('" + recvSlot + "', 'pgoutput')");
+          long loadStart = System.nanoTime();
+          load(fixture, ROWS, rowsPerTx);
+          long loadMs = ms(loadStart);
+          String endLsn = query(fixture, "SELECT pg_current_wal_lsn()::text");
+          // Every writer.outbox row ever committed (earlier backlogs and latency runs included)
+          // is one record on the topic once this backlog is drained.
+          long target = Long.parseLong(query(fixture, "SELECT count(*) FROM writer.outbox"));
 
-      Recv recv = pgRecvLogical(context, recvSlot, endLsn);
-      execute(fixture, "SELECT pg_drop_replication_slot('" + recvSlot + "')");
+          Recv recv = pgRecvLogical(context, recvSlot, endLsn);
+          execute(fixture, "SELECT pg_drop_replication_slot('" + recvSlot + "')");
 
-      RelayFixture.Relay relay =
-          fixture.start(Map.of("debezium.source.poll.interval.ms", POLL_INTERVAL_MS), RELAY_JVM);
-      ProcessHandle handle = ProcessHandle.of(relay.process().pid()).orElseThrow();
-      long target = published + ROWS;
-      long started = System.nanoTime();
-      awaitEndOffsets(fixture, published + 1, Duration.ofMinutes(5));
-      long firstEvent = System.nanoTime();
-      Duration cpuAtFirst = cpu(handle);
-      awaitEndOffsets(fixture, target, Duration.ofMinutes(30));
-      long done = System.nanoTime();
-      Duration cpuDrain = cpu(handle).minus(cpuAtFirst);
-      long rssKb = peakRssKb(relay.process().pid());
-      double batches = relay.metric("herald_relay_batch_size_count");
-      double batchRecords = relay.metric("herald_relay_batch_size_sum");
-      double sendSeconds = relay.metric("herald_relay_batch_send_latency_seconds_sum");
-      published = target;
-      double drainSeconds = (done - firstEvent) / 1e9;
-      double relayRate = ROWS / drainSeconds;
-      report.add(
-          String.format(
-              "%d rows/tx: backlog of %,d rows loaded in %d ms; pg_recvlogical drained it in %.1f s"
-                  + " (%.0f rows/s, %.1f CPU s); relay drained it in %.1f s after its first event"
-                  + " (%.0f ev/s, start-up to first event %.1f s), ratio %.2f; relay CPU %.1f s"
-                  + " = %.1f CPU s per million events; relay peak RSS %d MiB (-Xmx256m); %.0f"
-                  + " batches of %.1f records on average, %.1f s of the drain spent in the sink",
-              rowsPerTx,
-              ROWS,
-              loadMs,
-              recv.seconds(),
-              ROWS / recv.seconds(),
-              recv.cpuSeconds(),
-              drainSeconds,
-              relayRate,
-              (firstEvent - started) / 1e9,
-              relayRate / (ROWS / recv.seconds()),
-              cpuDrain.toMillis() / 1000.0,
-              cpuDrain.toMillis() / 1000.0 / (ROWS / 1_000_000.0),
-              rssKb / 1024,
-              batches,
-              batchRecords / batches,
-              sendSeconds));
-      if (rowsPerTx == 1) {
-        report.add(latency(fixture, relay, handle, published));
+          RelayFixture.Relay relay = fixture.start(variant.settings(), variant.jvm());
+          ProcessHandle handle = ProcessHandle.of(relay.process().pid()).orElseThrow();
+          long started = System.nanoTime();
+          awaitEndOffsets(fixture, target - ROWS + 1, Duration.ofMinutes(5));
+          long firstEvent = System.nanoTime();
+          Duration cpuAtFirst = cpu(handle);
+          awaitEndOffsets(fixture, target, Duration.ofMinutes(30));
+          long done = System.nanoTime();
+          Duration cpuDrain = cpu(handle).minus(cpuAtFirst);
+          long rssKb = procStatus(relay.process().pid(), "VmHWM:");
+          long threads = procStatus(relay.process().pid(), "Threads:");
+          double batches = relay.metric("herald_relay_batch_size_count");
+          double batchRecords = relay.metric("herald_relay_batch_size_sum");
+          double sendSeconds = relay.metric("herald_relay_batch_send_latency_seconds_sum");
+          double drainSeconds = (done - firstEvent) / 1e9;
+          double relayRate = ROWS / drainSeconds;
+          report(
+              report,
+              String.format(
+                  "round %d %s, %d rows/tx: backlog of %,d rows loaded in %d ms; pg_recvlogical"
+                      + " %.1f s (%.0f rows/s, %.1f CPU s); relay %.1f s after its first event"
+                      + " (%.0f ev/s, start-up %.1f s), ratio %.2f; relay %.1f CPU s per million"
+                      + " events; peak RSS %d MiB, %d threads; %.0f batches of %.1f records, %.1f"
+                      + " s in the sink",
+                  round,
+                  variant.name(),
+                  rowsPerTx,
+                  ROWS,
+                  loadMs,
+                  recv.seconds(),
+                  ROWS / recv.seconds(),
+                  recv.cpuSeconds(),
+                  drainSeconds,
+                  relayRate,
+                  (firstEvent - started) / 1e9,
+                  relayRate / (ROWS / recv.seconds()),
+                  cpuDrain.toMillis() / 1000.0 / (ROWS / 1_000_000.0),
+                  rssKb / 1024,
+                  threads,
+                  batches,
+                  batchRecords / batches,
+                  sendSeconds));
+          if (rowsPerTx == ROWS_PER_TX.get(ROWS_PER_TX.size() - 1)) {
+            report(
+                report,
+                "round " + round + " " + variant.name() + ": " + latency(fixture, relay, handle));
+            report(
+                report,
+                String.format(
+                    "round %d %s: peak RSS after latency %d MiB",
+                    round, variant.name(), procStatus(relay.process().pid(), "VmHWM:") / 1024));
+          }
+          if (variant.jvm().stream().anyMatch(o -> o.startsWith("-XX:NativeMemoryTracking"))) {
+            report(report, "round " + round + " " + variant.name() + ": " + nmt(relay));
+          }
+          relay.process().terminate();
+        }
       }
-      relay.process().terminate();
     }
     System.out.println("RelayDrainBenchmarkIT results:");
     report.forEach(line -> System.out.println("  " + line));
   }
 
+  /** The committed-memory lines of {@code jcmd PID VM.native_memory summary}, condensed. */
+  private static String nmt(RelayFixture.Relay relay) throws IOException, InterruptedException {
+    Process jcmd =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                Long.toString(relay.process().pid()),
+                "VM.native_memory",
+                "summary")
+            .redirectErrorStream(true)
+            .start();
+    String out = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    jcmd.waitFor(30, TimeUnit.SECONDS);
+    List<String> parts = new ArrayList<>();
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("-\\s+([A-Za-z ]+?) \\(reserved=\\d+KB, committed=(\\d+)KB")
+            .matcher(out);
+    while (m.find()) {
+      long mib = Long.parseLong(m.group(2)) / 1024;
+      if (mib >= 2) {
+        parts.add(m.group(1).strip() + " " + mib);
+      }
+    }
+    java.util.regex.Matcher total =
+        java.util.regex.Pattern.compile("Total: reserved=\\d+KB, committed=(\\d+)KB").matcher(out);
+    return "NMT committed MiB: total "
+        + (total.find() ? Long.parseLong(total.group(1)) / 1024 : -1)
+        + ", "
+        + String.join(", ", parts);
+  }
+
+  private static void report(List<String> report, String line) {
+    report.add(line);
+    System.out.println("RelayDrainBenchmarkIT: " + line);
+  }
+
   /** Offers 1,000 events/s for 15 s, one row per transaction; prints commit-to-Kafka latency. */
   private static String latency(
-      RelayFixture fixture, RelayFixture.Relay relay, ProcessHandle handle, long publishedBefore)
-      throws Exception {
+      RelayFixture fixture, RelayFixture.Relay relay, ProcessHandle handle) throws Exception {
     int events = 15_000;
     Map<String, Long> committedAt = new ConcurrentHashMap<>();
     List<Long> latencies = Collections.synchronizedList(new ArrayList<>());
+    java.util.SortedMap<Integer, Long> worstPerSecond = new java.util.TreeMap<>();
     Map<String, Object> config = new HashMap<>();
     config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, fixture.context().bootstrapServers());
     config.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 5);
@@ -153,11 +257,15 @@ class RelayDrainBenchmarkIT {
         }
       }
       writer.get(1, TimeUnit.MINUTES);
+      long first = committedAt.values().stream().mapToLong(Long::longValue).min().orElse(0);
       arrivedAt.forEach(
           (id, at) -> {
             Long committed = committedAt.get(id);
             if (committed != null) {
               latencies.add(at - committed);
+              // Worst latency per second of the run: tells one long stall from many short ones.
+              int second = (int) ((committed - first) / 1_000_000_000L);
+              worstPerSecond.merge(second, (at - committed) / 1_000_000L, Math::max);
             }
           });
     }
@@ -169,13 +277,13 @@ class RelayDrainBenchmarkIT {
         (cpu(handle).minus(idleCpuStart).toNanos()) / (double) (System.nanoTime() - idleStart);
     return String.format(
         "latency at 1,000 ev/s offered (1 row/tx, %d events): p50 %.1f ms, p99 %.1f ms, max %.1f"
-            + " ms; idle relay CPU %.1f%% of a core (poll.interval.ms=%s, heartbeat 10 s)",
+            + " ms; worst per second (ms) %s; idle relay CPU %.1f%% of a core (heartbeat 10 s)",
         latencies.size(),
         percentile(latencies, 0.50),
         percentile(latencies, 0.99),
         latencies.isEmpty() ? Double.NaN : latencies.get(latencies.size() - 1) / 1e6,
-        idleShare * 100,
-        POLL_INTERVAL_MS);
+        worstPerSecond.values(),
+        idleShare * 100);
   }
 
   private static void offer(RelayFixture fixture, int events, Map<String, Long> committedAt) {
@@ -305,9 +413,10 @@ class RelayDrainBenchmarkIT {
     return total.orElse(Duration.ZERO);
   }
 
-  private static long peakRssKb(long pid) throws IOException {
+  /** A number from /proc/PID/status ({@code VmHWM:} in KiB, {@code Threads:}). */
+  private static long procStatus(long pid, String field) throws IOException {
     for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
-      if (line.startsWith("VmHWM:")) {
+      if (line.startsWith(field)) {
         return Long.parseLong(line.replaceAll("[^0-9]", ""));
       }
     }
