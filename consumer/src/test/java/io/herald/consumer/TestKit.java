@@ -21,6 +21,12 @@ import io.herald.devstack.simulator.DestinationSimulator;
 import io.herald.schema.CaptureSettings;
 import io.herald.schema.HeraldSchema;
 import io.herald.schema.SchemaMigrator;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -207,6 +213,24 @@ final class TestKit implements AutoCloseable {
     try {
       return deliveries.find(key);
     } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The HTTP status of the consumer's {@code /health}: 200 when every check is up, else 503. */
+  static int health(HeraldConsumer consumer) {
+    try {
+      return HttpClient.newHttpClient()
+          .send(
+              HttpRequest.newBuilder(URI.create(consumer.opsUri() + "/health"))
+                  .timeout(Duration.ofSeconds(15))
+                  .build(),
+              HttpResponse.BodyHandlers.discarding())
+          .statusCode();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot reach " + consumer.opsUri(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
   }
