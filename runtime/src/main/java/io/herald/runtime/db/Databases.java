@@ -5,8 +5,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
 import io.herald.runtime.ops.HealthCheck;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
 import javax.sql.DataSource;
 
@@ -52,26 +50,23 @@ public final class Databases {
     return new HikariDataSource(hikari);
   }
 
+  /** How long {@code /health} waits for the database probe before it answers DOWN. */
+  public static final Duration HEALTH_ANSWER_WITHIN = Duration.ofSeconds(1);
+
   /**
-   * A health check that borrows a connection and validates it (bounded by the pool's connection
-   * timeout): DOWN with the cause when the database cannot be reached.
+   * A health check that borrows a connection and validates it: DOWN with the cause when the
+   * database cannot be reached. The check answers within {@link #HEALTH_ANSWER_WITHIN} even when
+   * borrowing waits for the pool's connection timeout, since probes (a Kubernetes probe times out
+   * after 1 s by default) must see a 503, not a hung request; the slow probe goes on in the
+   * background and later checks wait on it instead of starting another.
    */
   public static HealthCheck healthCheck(String name, DataSource dataSource) {
-    return HealthCheck.of(
-        name,
-        () -> {
-          try (Connection connection = dataSource.getConnection()) {
-            return connection.isValid(5)
-                ? HealthCheck.Status.up("connection valid")
-                : HealthCheck.Status.down("connection not valid");
-          } catch (SQLException e) {
-            return HealthCheck.Status.down(
-                "cannot get a connection: "
-                    + e.getMessage()
-                    + " (SQLState "
-                    + e.getSQLState()
-                    + ")");
-          }
-        });
+    return healthCheck(name, dataSource, HEALTH_ANSWER_WITHIN);
+  }
+
+  /** {@link #healthCheck(String, DataSource)} answering within {@code answerWithin}. */
+  public static HealthCheck healthCheck(String name, DataSource dataSource, Duration answerWithin) {
+    DatabaseProbe probe = new DatabaseProbe(dataSource);
+    return HealthCheck.of(name, () -> probe.check(answerWithin));
   }
 }

@@ -35,12 +35,40 @@ class DatabasesTest {
     PrometheusMeterRegistry registry = Metrics.newRegistry("test");
     try (HikariDataSource pool = Databases.pool("writer", config, registry)) {
 
-      HealthCheck.Status status = Databases.healthCheck("database", pool).check();
+      HealthCheck.Status status =
+          Databases.healthCheck("database", pool, Duration.ofSeconds(5)).check();
 
       assertFalse(status.up());
       assertTrue(status.detail().contains("cannot get a connection"), status.detail());
       assertEquals("writer", pool.getPoolName());
       assertNotNull(registry.find("hikaricp.connections.max").tag("pool", "writer").gauge());
+    } finally {
+      registry.close();
+    }
+  }
+
+  @Test
+  void shouldAnswerDownWithinItsBoundWhileBorrowingAConnectionWaitsForThePoolTimeout()
+      throws Exception {
+    // The pool would wait 10 s for a connection; the health answer must not.
+    DatabaseConfig config =
+        new DatabaseConfig(
+            "jdbc:postgresql://127.0.0.1:" + closedPort() + "/herald",
+            "herald",
+            "pw",
+            1,
+            Duration.ofSeconds(10));
+    PrometheusMeterRegistry registry = Metrics.newRegistry("test");
+    try (HikariDataSource pool = Databases.pool("consumer", config, registry)) {
+      HealthCheck check = Databases.healthCheck("database", pool, Duration.ofMillis(300));
+
+      HealthCheck.Status first = check.check();
+      HealthCheck.Status second = check.check();
+
+      assertFalse(first.up());
+      assertTrue(first.detail().contains("no connection within 300 ms"), first.detail());
+      assertFalse(second.up());
+      assertTrue(second.detail().contains("still waiting"), second.detail());
     } finally {
       registry.close();
     }
