@@ -1,7 +1,6 @@
 package io.herald.devstack.containers;
 
 import io.herald.devstack.KafkaBroker;
-import org.testcontainers.DockerClientFactory;
 import org.testcontainers.kafka.KafkaContainer;
 import org.testcontainers.utility.DockerImageName;
 
@@ -50,11 +49,7 @@ final class ContainerKafkaBroker implements KafkaBroker {
     if (!running) {
       return;
     }
-    DockerClientFactory.instance()
-        .client()
-        .stopContainerCmd(container.getContainerId())
-        .withTimeout(30)
-        .exec();
+    DockerContainers.stop(container.getContainerId());
     running = false;
   }
 
@@ -63,7 +58,7 @@ final class ContainerKafkaBroker implements KafkaBroker {
     if (running) {
       return;
     }
-    DockerClientFactory.instance().client().startContainerCmd(container.getContainerId()).exec();
+    DockerContainers.start(container.getContainerId());
     ContainerReadiness.awaitKafka(bootstrapServers());
     running = true;
   }

@@ -1,7 +1,6 @@
 package io.herald.devstack.containers;
 
 import io.herald.devstack.PostgresServer;
-import org.testcontainers.DockerClientFactory;
 import org.testcontainers.postgresql.PostgreSQLContainer;
 import org.testcontainers.utility.DockerImageName;
 
@@ -76,11 +75,7 @@ final class ContainerPostgresServer implements PostgresServer {
     if (!running) {
       return;
     }
-    DockerClientFactory.instance()
-        .client()
-        .stopContainerCmd(container.getContainerId())
-        .withTimeout(30)
-        .exec();
+    DockerContainers.stop(container.getContainerId());
     running = false;
   }
 
@@ -89,7 +84,7 @@ final class ContainerPostgresServer implements PostgresServer {
     if (running) {
       return;
     }
-    DockerClientFactory.instance().client().startContainerCmd(container.getContainerId()).exec();
+    DockerContainers.start(container.getContainerId());
     ContainerReadiness.awaitTcp(host(), hostPort, "PostgreSQL");
     ContainerReadiness.awaitJdbc(this);
     running = true;
