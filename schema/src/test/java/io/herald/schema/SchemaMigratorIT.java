@@ -110,6 +110,44 @@ class SchemaMigratorIT {
   }
 
   @Test
+  @Order(2)
+  void shouldPublishInsertsAndUpdatesButNoDeletes() throws SQLException {
+    String flags =
+        queryString(
+            "SELECT concat_ws(',', pubinsert, pubupdate, pubdelete, pubtruncate) FROM pg_publication"
+                + " WHERE pubname = ?",
+            capture.publication());
+
+    // insert, update (the heartbeat upsert), no delete (retention purges), no truncate
+    assertThat(flags).isEqualTo("t,t,f,f");
+  }
+
+  @Test
+  @Order(2)
+  void shouldStreamEveryOutboxColumnTheRelayRoutesAndNotOccurredAt() throws SQLException {
+    for (String schema : List.of("writer", "consumer")) {
+      String columns =
+          queryString(
+              "SELECT array_to_string(attnames, ',') FROM pg_publication_tables"
+                  + " WHERE pubname = ? AND schemaname = ? AND tablename = 'outbox'",
+              capture.publication(),
+              schema);
+
+      assertThat(columns.split(","))
+          .as(schema + ".outbox")
+          .containsExactlyInAnyOrder(
+              "id",
+              "aggregate_type",
+              "aggregate_id",
+              "event_type",
+              "tenant_id",
+              "payload",
+              "trace_parent",
+              "trace_state");
+    }
+  }
+
+  @Test
   @Order(3)
   void shouldRetainOutboxRowsCommittedBeforeAnyRelayRan() throws SQLException {
     UUID eventId = UUID.randomUUID();
@@ -255,11 +293,15 @@ class SchemaMigratorIT {
     return new String(value, java.nio.charset.StandardCharsets.UTF_8);
   }
 
-  private static String queryString(String sql) throws SQLException {
+  private static String queryString(String sql, String... parameters) throws SQLException {
     try (Connection connection = stack.dataSource().getConnection();
-        Statement statement = connection.createStatement();
-        ResultSet rows = statement.executeQuery(sql)) {
-      return rows.next() ? rows.getString(1) : null;
+        PreparedStatement statement = connection.prepareStatement(sql)) {
+      for (int i = 0; i < parameters.length; i++) {
+        statement.setString(i + 1, parameters[i]);
+      }
+      try (ResultSet rows = statement.executeQuery()) {
+        return rows.next() ? rows.getString(1) : null;
+      }
     }
   }
 }

@@ -55,6 +55,10 @@ public final class EngineProperties {
       "org.apache.kafka.connect.storage.KafkaOffsetBackingStore";
   public static final String HEARTBEAT_TABLE = "herald_relay.heartbeat";
 
+  /** The connector the property file names; the engine runs Herald's subclass of it. */
+  static final String DEBEZIUM_POSTGRES_CONNECTOR =
+      "io.debezium.connector.postgresql.PostgresConnector";
+
   private static final String HEARTBEAT_QUERY =
       "INSERT INTO herald_relay.heartbeat (id, beat_at) VALUES ('%s', now())"
           + " ON CONFLICT (id) DO UPDATE SET beat_at = EXCLUDED.beat_at";
@@ -116,7 +120,7 @@ public final class EngineProperties {
       String deliveryEventsTopic) {
     Map<String, String> p = new LinkedHashMap<>();
     p.put("name", ENGINE_NAME);
-    p.put("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
+    p.put("connector.class", DEBEZIUM_POSTGRES_CONNECTOR);
     p.put("plugin.name", "pgoutput");
     p.put("snapshot.mode", "no_data");
     p.put("publication.name", "herald_outbox");
@@ -163,6 +167,7 @@ public final class EngineProperties {
     predicateSettings.forEach((key, value) -> p.put("predicates." + key, value));
     p.put("bootstrap.servers", bootstrapServers);
     check(p, source, transforms, predicates);
+    p.put("connector.class", HeraldPostgresConnector.class.getName());
     return new EngineProperties(p);
   }
 
@@ -218,6 +223,26 @@ public final class EngineProperties {
         KAFKA_OFFSET_STORE,
         "the relay keeps its slot identity next to the offsets in the offsets topic",
         problems);
+    String connector = p.get("connector.class").strip();
+    if (!connector.equals(DEBEZIUM_POSTGRES_CONNECTOR)
+        && !connector.equals(HeraldPostgresConnector.class.getName())) {
+      problems.add(
+          "debezium.source.connector.class="
+              + connector
+              + " is not allowed: the relay runs "
+              + DEBEZIUM_POSTGRES_CONNECTOR
+              + " (as its subclass "
+              + HeraldPostgresConnector.class.getName()
+              + ")");
+    }
+    String queueBytes = p.get("max.queue.size.in.bytes");
+    if (!isBlank(queueBytes) && !queueBytes.strip().equals("0")) {
+      problems.add(
+          "debezium.source.max.queue.size.in.bytes="
+              + queueBytes
+              + " is not supported: the relay's queue poll does not keep Debezium's byte count;"
+              + " bound the queue with debezium.source.max.queue.size");
+    }
     for (String list : List.of("column.exclude.list", "column.include.list")) {
       String value = p.get(list);
       if (isBlank(value)) {

@@ -88,4 +88,37 @@ class EnginePropertiesTest {
         .hasMessageContaining("debezium.source.column.exclude.list=")
         .hasMessageContaining("writer.outbox.payload");
   }
+
+  @Test
+  void shouldRunHeraldsSubclassOfThePostgresConnector() {
+    assertThat(build(source()).get("connector.class"))
+        .isEqualTo(HeraldPostgresConnector.class.getName());
+
+    Map<String, String> named = source();
+    named.put("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
+    assertThat(build(named).get("connector.class"))
+        .isEqualTo(HeraldPostgresConnector.class.getName());
+  }
+
+  @Test
+  void shouldRefuseAnotherConnector() {
+    Map<String, String> source = source();
+    source.put("connector.class", "io.debezium.connector.mysql.MySqlConnector");
+
+    assertThatThrownBy(() -> build(source))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(
+            "debezium.source.connector.class=io.debezium.connector.mysql.MySqlConnector");
+  }
+
+  @Test
+  void shouldRefuseAByteBoundOnTheQueue() {
+    Map<String, String> source = source();
+    source.put("max.queue.size.in.bytes", "1000000");
+
+    assertThatThrownBy(() -> build(source))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("debezium.source.max.queue.size.in.bytes=1000000")
+        .hasMessageContaining("debezium.source.max.queue.size");
+  }
 }

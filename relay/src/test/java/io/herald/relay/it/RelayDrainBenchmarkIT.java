@@ -270,20 +270,68 @@ class RelayDrainBenchmarkIT {
           });
     }
     Collections.sort(latencies);
-    Duration idleCpuStart = cpu(handle);
-    long idleStart = System.nanoTime();
-    Thread.sleep(10_000); // measuring the idle relay's CPU over a fixed window
-    double idleShare =
-        (cpu(handle).minus(idleCpuStart).toNanos()) / (double) (System.nanoTime() - idleStart);
+    // Two consecutive idle windows: the first still holds what the load left behind (JIT
+    // compilation, a collection, the last offset commit); the second is the relay at rest.
+    String[] idle = new String[2];
+    for (int window = 0; window < idle.length; window++) {
+      Map<String, Long> threadsBefore = threadTicks(handle.pid());
+      Duration idleCpuStart = cpu(handle);
+      long idleStart = System.nanoTime();
+      Thread.sleep(10_000); // measuring the idle relay's CPU over a fixed window
+      long elapsed = System.nanoTime() - idleStart;
+      double idleShare = (cpu(handle).minus(idleCpuStart).toNanos()) / (double) elapsed;
+      idle[window] =
+          String.format(
+              "%.1f%% of a core (busiest threads: %s)",
+              idleShare * 100, busiest(threadsBefore, threadTicks(handle.pid()), elapsed));
+    }
     return String.format(
         "latency at 1,000 ev/s offered (1 row/tx, %d events): p50 %.1f ms, p99 %.1f ms, max %.1f"
-            + " ms; worst per second (ms) %s; idle relay CPU %.1f%% of a core (heartbeat 10 s)",
+            + " ms; worst per second (ms) %s; idle relay CPU, heartbeat 10 s: 0-10 s after the"
+            + " load %s, 10-20 s after %s",
         latencies.size(),
         percentile(latencies, 0.50),
         percentile(latencies, 0.99),
         latencies.isEmpty() ? Double.NaN : latencies.get(latencies.size() - 1) / 1e6,
         worstPerSecond.values(),
-        idleShare * 100);
+        idle[0],
+        idle[1]);
+  }
+
+  /** CPU clock ticks per thread ({@code tid name} -> user + system) from /proc/PID/task. */
+  private static Map<String, Long> threadTicks(long pid) throws IOException {
+    Map<String, Long> ticks = new java.util.HashMap<>();
+    try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+      for (Path task : tasks.toList()) {
+        try {
+          String stat = Files.readString(task.resolve("stat"));
+          int close = stat.lastIndexOf(')');
+          String name = stat.substring(stat.indexOf('(') + 1, close);
+          String[] fields = stat.substring(close + 2).split(" ");
+          // After the name: state is field 3 of stat(5), utime 14 and stime 15.
+          long used = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+          ticks.put(task.getFileName() + " " + name, used);
+        } catch (java.nio.file.NoSuchFileException ended) {
+          // the thread ended between the listing and the read: it used nothing we can measure
+        }
+      }
+    }
+    return ticks;
+  }
+
+  /** The threads that used the most CPU between two snapshots, as "name 1.2%". */
+  private static String busiest(Map<String, Long> before, Map<String, Long> after, long nanos) {
+    double tickNanos = 1e9 / 100; // USER_HZ is 100 on Linux
+    return after.entrySet().stream()
+        .map(e -> Map.entry(e.getKey(), e.getValue() - before.getOrDefault(e.getKey(), 0L)))
+        .filter(e -> e.getValue() > 0)
+        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+        .limit(5)
+        .map(
+            e ->
+                e.getKey().substring(e.getKey().indexOf(' ') + 1)
+                    + String.format(" %.1f%%", e.getValue() * tickNanos * 100 / nanos))
+        .collect(java.util.stream.Collectors.joining(", "));
   }
 
   private static void offer(RelayFixture fixture, int events, Map<String, Long> committedAt) {
