@@ -1,7 +1,7 @@
 # One image per Herald process, built from this repository:
 #   docker build --build-arg MODULE=writer --build-arg MAIN=io.herald.writer.WriterMain -t herald-writer .
 # docker-compose.yml builds all of them.
-FROM eclipse-temurin:21-jdk AS build
+FROM eclipse-temurin:25-jdk AS build
 WORKDIR /src
 COPY . .
 RUN ./mvnw -B -q -DskipTests -pl writer,relay,consumer,dev-stack -am package \
@@ -9,7 +9,7 @@ RUN ./mvnw -B -q -DskipTests -pl writer,relay,consumer,dev-stack -am package \
       dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=target/lib \
  && for m in writer relay consumer dev-stack; do cp $m/target/herald-*.jar $m/target/lib/; done
 
-FROM eclipse-temurin:21-jre
+FROM eclipse-temurin:25-jre
 ARG MODULE
 ARG MAIN
 ARG CONFIG=none

@@ -6,6 +6,7 @@ import io.herald.devstack.HeraldIntegrationTest;
 import io.herald.devstack.StackContext;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -19,7 +20,9 @@ class RelayKafkaOutageIT {
   void shouldDeliverEverythingWrittenDuringAThirtySecondKafkaOutageWithBoundedHeap(
       StackContext context) throws Exception {
     RelayFixture fixture = new RelayFixture(context, "kafka-outage");
-    try (RelayFixture.Relay relay = fixture.start();
+    // The production JVM options: the outage must fit the recommended 160 MiB heap (an
+    // OutOfMemoryError exits the relay, and the delivery check below fails).
+    try (RelayFixture.Relay relay = fixture.start(Map.of(), RelayChild.PRODUCTION_JVM);
         EventCollector events = fixture.collect(fixture.publicationEvents);
         BackgroundWriter writer =
             new BackgroundWriter(fixture.writerOutbox(10), Integer.MAX_VALUE, 10, 20)) {
@@ -44,14 +47,16 @@ class RelayKafkaOutageIT {
       events.awaitIds(ids, Duration.ofMinutes(4)).drain(Duration.ofSeconds(1));
       System.out.printf(
           "RelayKafkaOutageIT: %d rows written during the %d s outage, %d in total, all delivered,"
-              + " %d duplicates; relay heap used peaked at %.1f MiB during the outage (-Xmx512m);"
+              + " %d duplicates; relay heap used peaked at %.1f MiB during the outage (%s);"
               + " /health at the end of the outage: %s%n",
           writtenDuringOutage,
           OUTAGE.toSeconds(),
           ids.size(),
           events.duplicates(),
           heapMax / (1024 * 1024),
+          String.join(" ", RelayChild.PRODUCTION_JVM),
           health);
+      assertThat(relay.process().isAlive()).as("relay alive after the outage").isTrue();
       events.assertIdsExactly(ids);
       events.assertCommitOrderPerKey();
       // Kafka unreachable is reported, not hidden behind the producer's internal retries.
