@@ -1,5 +1,7 @@
 package io.herald.relay.engine;
 
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,13 +27,15 @@ import java.util.regex.Pattern;
  *   <li>{@code offset.flush.interval.ms=250}: after a crash only the events published since the
  *       last commit (a quarter second's worth) are re-sent; a commit is one small write to the
  *       compacted offsets topic.
- *   <li>{@code poll.interval.ms=20}: how long Debezium's streaming thread sleeps whenever the
+ *   <li>{@code poll.interval.ms=30}: how long Debezium's streaming thread sleeps whenever the
  *       replication stream has been dry for 5 reads, so the longest an event committed to an idle
  *       relay waits before it is read; each round of that loop costs CPU (5 timed socket reads,
  *       each ending in an exception inside the PostgreSQL driver), so the interval also sets the
  *       idle cost. The engine's own poll no longer waits on it ({@link
- *       HeraldPostgresConnectorTask}). Measured at 1,000 events/s: p99 9 to 11 ms at 15 or 20 ms;
- *       idle 1.6 to 2.0 % of a core at 20 ms, 1.9 to 3.2 % at 15, 2.2 to 3.1 % at 10.
+ *       HeraldPostgresConnectorTask}). Measured (BENCHMARKS.md), idle relay at rest: 2.5-2.7 % of a
+ *       core at 20 ms, 1.7-1.8 % at 30, 1.4-1.5 % at 40; p99 at 1,000 events/s 10-24 ms at all
+ *       three, since under load the thread rarely sleeps; at a trickle an event waits up to one
+ *       interval.
  *   <li>{@code max.queue.size=2048}, {@code max.batch.size=512}: the engine takes whatever is
  *       queued as soon as it is queued, so batches are as large as the backlog makes them; a
  *       shorter queue than Debezium's 8,192 keeps the heap's live set small (young collections copy
@@ -146,7 +150,7 @@ public final class EngineProperties {
     p.put("offset.storage.replication.factor", "-1");
     p.put("offset.flush.interval.ms", "250");
     p.put("offset.flush.timeout.ms", "10000");
-    p.put("poll.interval.ms", "20");
+    p.put("poll.interval.ms", "30");
     p.put("max.queue.size", "2048");
     p.put("max.batch.size", "512");
     p.put("heartbeat.interval.ms", "10000");
@@ -365,14 +369,39 @@ public final class EngineProperties {
     return topicPrefix() + "." + HEARTBEAT_TABLE;
   }
 
-  /** JDBC URL of the captured database, from the connector's connection settings. */
+  /**
+   * The connector's TLS settings the relay's own connections (slot checks, leader lock) use too, as
+   * the PostgreSQL driver names them: Debezium's {@code database.sslmode} is the driver's {@code
+   * sslmode}, and so on. {@code database.sslpassword} is not carried into the URL (it would be
+   * logged with it): an encrypted client key works for Debezium's connections only.
+   */
+  private static final List<String> TLS_SETTINGS =
+      List.of("sslmode", "sslrootcert", "sslcert", "sslkey", "sslfactory");
+
+  /**
+   * JDBC URL of the captured database, from the connector's connection settings, including its TLS
+   * settings ({@link #TLS_SETTINGS}).
+   */
   public String jdbcUrl() {
-    return "jdbc:postgresql://"
-        + properties.get("database.hostname")
-        + ":"
-        + properties.getOrDefault("database.port", "5432")
-        + "/"
-        + properties.get("database.dbname");
+    StringBuilder url =
+        new StringBuilder("jdbc:postgresql://")
+            .append(properties.get("database.hostname"))
+            .append(':')
+            .append(properties.getOrDefault("database.port", "5432"))
+            .append('/')
+            .append(URLEncoder.encode(properties.get("database.dbname"), StandardCharsets.UTF_8));
+    char separator = '?';
+    for (String setting : TLS_SETTINGS) {
+      String value = properties.get("database." + setting);
+      if (!isBlank(value)) {
+        url.append(separator)
+            .append(setting)
+            .append('=')
+            .append(URLEncoder.encode(value.strip(), StandardCharsets.UTF_8));
+        separator = '&';
+      }
+    }
+    return url.toString();
   }
 
   public String databaseName() {

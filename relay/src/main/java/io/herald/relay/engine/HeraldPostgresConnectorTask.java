@@ -33,8 +33,8 @@ import org.apache.kafka.connect.source.SourceRecord;
  * whose poll also wakes a blocked streaming thread. A failure of the streaming thread is raised by
  * Debezium's poll, as before.
  *
- * <p>It also renders Debezium's {@code LastEvent} metric without a JSON mapper per event ({@link
- * LastEventSummary}).
+ * <p>It also takes two per-event costs out of Debezium's streaming metrics ({@link
+ * StreamingMetricsTrim}).
  *
  * <p>Debezium's byte-size bound on the queue ({@code max.queue.size.in.bytes}) is accounted inside
  * its own poll, so the relay refuses it ({@link EngineProperties}); {@code max.queue.size} bounds
@@ -89,7 +89,7 @@ public class HeraldPostgresConnectorTask extends PostgresConnectorTask {
       Configuration config) {
     ChangeEventSourceCoordinator<PostgresPartition, PostgresOffsetContext> coordinator =
         super.start(config);
-    LastEventSummary.install(coordinator);
+    StreamingMetricsTrim.apply(coordinator);
     return coordinator;
   }
 

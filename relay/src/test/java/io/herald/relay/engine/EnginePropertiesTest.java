@@ -121,4 +121,23 @@ class EnginePropertiesTest {
         .hasMessageContaining("debezium.source.max.queue.size.in.bytes=1000000")
         .hasMessageContaining("debezium.source.max.queue.size");
   }
+
+  @Test
+  void shouldGiveTheRelaysOwnConnectionsTheConnectorsTlsSettings() {
+    Map<String, String> source = source();
+    source.put("database.port", "6432");
+    source.put("database.sslmode", "verify-full");
+    source.put("database.sslrootcert", "/etc/herald/ca root.pem");
+    source.put("database.sslpassword", "secret");
+
+    assertThat(build(source).jdbcUrl())
+        .isEqualTo(
+            "jdbc:postgresql://db:6432/herald?sslmode=verify-full"
+                + "&sslrootcert=%2Fetc%2Fherald%2Fca+root.pem");
+  }
+
+  @Test
+  void shouldBuildAPlainUrlWithoutTlsSettings() {
+    assertThat(build(source()).jdbcUrl()).isEqualTo("jdbc:postgresql://db:5432/herald");
+  }
 }

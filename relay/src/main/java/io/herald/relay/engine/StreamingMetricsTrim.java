@@ -1,0 +1,187 @@
+package io.herald.relay.engine;
+
+import io.debezium.pipeline.ChangeEventSourceCoordinator;
+import io.debezium.pipeline.meters.CommonEventMeter;
+import io.debezium.pipeline.meters.StreamingMeter;
+import io.debezium.pipeline.metrics.DefaultStreamingChangeEventSourceMetrics;
+import io.debezium.pipeline.metrics.PipelineMetrics;
+import io.debezium.pipeline.source.spi.EventMetadataProvider;
+import io.debezium.pipeline.spi.OffsetContext;
+import io.debezium.pipeline.txmetadata.TransactionInfo;
+import io.debezium.spi.schema.DataCollectionId;
+import java.lang.reflect.Field;
+import java.time.Instant;
+import java.util.Map;
+import org.apache.kafka.connect.data.Struct;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Takes two per-event costs out of Debezium 3.6.1's streaming metrics (its JMX MBeans; the relay
+ * exports its own meters).
+ *
+ * <ul>
+ *   <li><b>LastEvent</b>: Debezium renders a summary of every streamed event for that attribute,
+ *       and its renderer builds a new Jackson {@code ObjectMapper} for each event
+ *       (debezium/dbz#2492, fixed upstream after 3.6): 39 % of all bytes the relay allocated in a
+ *       drain and about a fifth of the streaming thread's CPU. The event meter gets a metadata
+ *       provider that renders the same position and key with plain string concatenation ({@link
+ *       PlainSummary}).
+ *   <li><b>MilliSecondsBehindSource</b>: for every event Debezium allocates a lag measurement and
+ *       hands it through a bounded queue to a thread of its own, which feeds statistics the relay
+ *       turns off ({@code statistics.metrics.enabled=false}); measured, that thread alone used 2.1
+ *       CPU seconds per million events, besides the hand-off on the streaming thread, and a full
+ *       queue logs a warning per event. The streaming meter gets a metadata provider without event
+ *       timestamps ({@link NoEventTimestamp}), so no measurement is made; that attribute then reads
+ *       -1. The relay's own {@code herald_relay_last_event_age_seconds} is unaffected.
+ * </ul>
+ *
+ * <p>Debezium offers no setting for either and builds the metrics inside the task's {@code start},
+ * so {@link #apply} swaps the providers by reflection on fields of this Debezium version. If an
+ * upgrade moves them it logs a warning and leaves Debezium's behaviour (and {@code
+ * StreamingMetricsTrimTest} fails, so the build says so first).
+ */
+final class StreamingMetricsTrim {
+
+  private static final Logger log = LoggerFactory.getLogger(StreamingMetricsTrim.class);
+
+  private StreamingMetricsTrim() {}
+
+  /**
+   * Trims the streaming metrics of {@code coordinator}.
+   *
+   * @return whether both were trimmed
+   */
+  static boolean apply(ChangeEventSourceCoordinator<?, ?> coordinator) {
+    Object metrics;
+    try {
+      metrics = field(ChangeEventSourceCoordinator.class, "streamingMetrics").get(coordinator);
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      log.warn("Cannot reach Debezium's streaming metrics; they keep their per-event cost", e);
+      return false;
+    }
+    boolean summary = false;
+    boolean lag = false;
+    try {
+      if (metrics instanceof PipelineMetrics<?>) {
+        summary =
+            trimSummary(
+                (CommonEventMeter) field(PipelineMetrics.class, "commonEventMeter").get(metrics));
+      }
+      if (!summary) {
+        log.warn("Debezium's LastEvent metric keeps its own (slower) rendering");
+      }
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      log.warn("Debezium's LastEvent metric keeps its own (slower) rendering", e);
+    }
+    try {
+      if (metrics instanceof DefaultStreamingChangeEventSourceMetrics<?>) {
+        lag =
+            trimLag(
+                (StreamingMeter)
+                    field(DefaultStreamingChangeEventSourceMetrics.class, "streamingMeter")
+                        .get(metrics));
+      }
+      if (!lag) {
+        log.warn("Debezium keeps measuring MilliSecondsBehindSource for every event");
+      }
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      log.warn("Debezium keeps measuring MilliSecondsBehindSource for every event", e);
+    }
+    return summary && lag;
+  }
+
+  /** Gives one event meter the plain LastEvent rendering. */
+  static boolean trimSummary(CommonEventMeter meter) throws ReflectiveOperationException {
+    Field provider = field(CommonEventMeter.class, "metadataProvider");
+    Object current = provider.get(meter);
+    if (!(current instanceof PlainSummary)) {
+      provider.set(meter, new PlainSummary((EventMetadataProvider) current));
+    }
+    return true;
+  }
+
+  /** Stops one streaming meter from measuring each event's lag behind the source. */
+  static boolean trimLag(StreamingMeter meter) throws ReflectiveOperationException {
+    Field provider = field(StreamingMeter.class, "metadataProvider");
+    Object current = provider.get(meter);
+    if (!(current instanceof NoEventTimestamp)) {
+      provider.set(meter, new NoEventTimestamp((EventMetadataProvider) current));
+    }
+    return true;
+  }
+
+  private static Field field(Class<?> owner, String name) throws NoSuchFieldException {
+    Field field = owner.getDeclaredField(name);
+    field.setAccessible(true);
+    return field;
+  }
+
+  /** Delegates everything to Debezium's provider. */
+  private abstract static class Delegating implements EventMetadataProvider {
+    final EventMetadataProvider delegate;
+
+    Delegating(EventMetadataProvider delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public Instant getEventTimestamp(
+        DataCollectionId source, OffsetContext offset, Object key, Struct value) {
+      return delegate.getEventTimestamp(source, offset, key, value);
+    }
+
+    @Override
+    public Map<String, String> getEventSourcePosition(
+        DataCollectionId source, OffsetContext offset, Object key, Struct value) {
+      return delegate.getEventSourcePosition(source, offset, key, value);
+    }
+
+    @Override
+    public String getTransactionId(
+        DataCollectionId source, OffsetContext offset, Object key, Struct value) {
+      return delegate.getTransactionId(source, offset, key, value);
+    }
+
+    @Override
+    public TransactionInfo getTransactionInfo(
+        DataCollectionId source, OffsetContext offset, Object key, Struct value) {
+      return delegate.getTransactionInfo(source, offset, key, value);
+    }
+
+    @Override
+    public String toSummaryString(
+        DataCollectionId source, OffsetContext offset, Object key, Struct value) {
+      return delegate.toSummaryString(source, offset, key, value);
+    }
+  }
+
+  /** Renders LastEvent as position and key, by concatenation. */
+  static final class PlainSummary extends Delegating {
+    PlainSummary(EventMetadataProvider delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public String toSummaryString(
+        DataCollectionId source, OffsetContext offset, Object key, Struct value) {
+      return "position: "
+          + delegate.getEventSourcePosition(source, offset, key, value)
+          + ", key: "
+          + key;
+    }
+  }
+
+  /** Answers no event timestamp, so the streaming meter makes no lag measurement. */
+  static final class NoEventTimestamp extends Delegating {
+    NoEventTimestamp(EventMetadataProvider delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public Instant getEventTimestamp(
+        DataCollectionId source, OffsetContext offset, Object key, Struct value) {
+      return null;
+    }
+  }
+}
