@@ -339,31 +339,30 @@ class RelayDrainBenchmarkIT {
    */
   private static String busiestPerMillion(
       Map<String, Long> before, Map<String, Long> after, long events) {
-    double tickSeconds = 1.0 / 100; // USER_HZ is 100 on Linux
-    return after.entrySet().stream()
-        .map(e -> Map.entry(e.getKey(), e.getValue() - before.getOrDefault(e.getKey(), 0L)))
-        .filter(e -> e.getValue() > 0)
-        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
-        .limit(6)
-        .map(
-            e ->
-                e.getKey().substring(e.getKey().indexOf(' ') + 1)
-                    + String.format(" %.1f", e.getValue() * tickSeconds * 1_000_000.0 / events))
-        .collect(java.util.stream.Collectors.joining(", "));
+    // USER_HZ is 100 on Linux: a tick is 10 ms.
+    return busiest(before, after, 6, ticks -> String.format("%.1f", ticks / 100.0 * 1e6 / events));
   }
 
-  /** The threads that used the most CPU between two snapshots, as "name 1.2%". */
+  /** The threads that used the most CPU between two snapshots, as "name 1.2%" of a core. */
   private static String busiest(Map<String, Long> before, Map<String, Long> after, long nanos) {
-    double tickNanos = 1e9 / 100; // USER_HZ is 100 on Linux
+    return busiest(before, after, 5, ticks -> String.format("%.1f%%", ticks * 1e7 * 100 / nanos));
+  }
+
+  private static String busiest(
+      Map<String, Long> before,
+      Map<String, Long> after,
+      int limit,
+      java.util.function.LongFunction<String> figure) {
     return after.entrySet().stream()
         .map(e -> Map.entry(e.getKey(), e.getValue() - before.getOrDefault(e.getKey(), 0L)))
         .filter(e -> e.getValue() > 0)
         .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
-        .limit(5)
+        .limit(limit)
         .map(
             e ->
                 e.getKey().substring(e.getKey().indexOf(' ') + 1)
-                    + String.format(" %.1f%%", e.getValue() * tickNanos * 100 / nanos))
+                    + " "
+                    + figure.apply(e.getValue()))
         .collect(java.util.stream.Collectors.joining(", "));
   }
 

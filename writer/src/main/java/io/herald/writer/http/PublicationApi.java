@@ -65,6 +65,10 @@ public final class PublicationApi extends Handler.Abstract {
   private static final String JSON = "application/json";
   private static final Duration STACK_TRACE_INTERVAL = Duration.ofSeconds(10);
   private static final String BODY_READ = PublicationApi.class.getName() + ".bodyRead";
+
+  /** How many times the body limit an unread request body may be read and dropped (see write). */
+  private static final int DISCARD_FACTOR = 4;
+
   private static final Pattern UUID_TEXT =
       Pattern.compile(
           "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
@@ -353,8 +357,8 @@ public final class PublicationApi extends Handler.Abstract {
 
   /**
    * The body, bounded: a declared length over the limit is refused before reading, and an
-   * undeclared (chunked) one is read up to one byte past the limit. The stream is not closed here:
-   * Jetty consumes or discards what is left when the response completes.
+   * undeclared (chunked) one is read up to one byte past the limit. What is left unread is dealt
+   * with when the answer is written.
    */
   private byte[] readJsonBody(Request request) throws ApiException {
     if (!isJson(request.getHeaders().get(HttpHeader.CONTENT_TYPE))) {
@@ -382,6 +386,36 @@ public final class PublicationApi extends Handler.Abstract {
       }
       throw new ApiException(
           ApiError.UNREADABLE_BODY, "the request body could not be read: " + e.getMessage());
+    }
+  }
+
+  /**
+   * Reads and drops the rest of a request body the answer does not need, up to {@link
+   * #DISCARD_FACTOR} times the body limit.
+   *
+   * @return whether the body ended within that, so the connection can stay open
+   */
+  private boolean discardRest(Request request) {
+    long declared = request.getLength();
+    long max = (long) DISCARD_FACTOR * limits.maxBodyBytes();
+    if (declared > max) {
+      return false;
+    }
+    InputStream in = Content.Source.asInputStream(request);
+    byte[] buffer = new byte[8192];
+    long left = max;
+    try {
+      while (left >= 0) {
+        int read = in.read(buffer, 0, (int) Math.min(buffer.length, left + 1));
+        if (read < 0) {
+          return true;
+        }
+        left -= read;
+      }
+      return false;
+    } catch (IOException e) {
+      log.debug("Could not read the rest of a refused request body; closing the connection", e);
+      return false;
     }
   }
 
@@ -428,10 +462,13 @@ public final class PublicationApi extends Handler.Abstract {
   }
 
   /**
-   * Writes the answer. When the request's body was left unread (refused before reading: 401, 413,
-   * 415, 404, 405), the connection is closed after the response: Jetty would otherwise have to
-   * discard an unknown amount of input, and may close the connection anyway after the client has
-   * already reused it for its next request.
+   * Writes the answer. When the request's body was left unread (refused before or while reading:
+   * 401, 413, 415, 404, 405), the rest is read and dropped first, up to {@link #DISCARD_FACTOR}
+   * times the body limit: closing a connection with unread input makes the kernel reset it, and a
+   * client still sending its body then loses the answer it was sent. A body larger still is left
+   * unread and the connection closed after the answer: Jetty would otherwise have to discard an
+   * unknown amount of input, and may close the connection anyway after the client has already
+   * reused it for its next request.
    */
   private void write(Request request, Response response, Callback callback, Answer answer) {
     byte[] bytes;
@@ -447,7 +484,9 @@ public final class PublicationApi extends Handler.Abstract {
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, JSON);
     response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
     answer.headers().forEach((name, value) -> response.getHeaders().put(name, value));
-    if (request.getLength() != 0 && request.getAttribute(BODY_READ) == null) {
+    if (request.getLength() != 0
+        && request.getAttribute(BODY_READ) == null
+        && !discardRest(request)) {
       response.getHeaders().put(HttpHeader.CONNECTION, "close");
     }
     response.write(true, ByteBuffer.wrap(bytes), callback);

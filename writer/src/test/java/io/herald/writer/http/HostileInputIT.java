@@ -327,4 +327,106 @@ class HostileInputIT {
     }
     return batch.append(']').toString();
   }
+
+  @Test
+  void shouldAnswerAnOversizedBodyWithA413AndKeepTheConnectionForTheNextRequest() throws Exception {
+    long jobsBefore = writer.count("SELECT count(*) FROM writer.publication_job");
+    byte[] oversized = new byte[2 * MAX_BODY_BYTES];
+    java.util.Arrays.fill(oversized, (byte) 'x');
+    java.net.URI uri = writer.uri(PublicationApi.PUBLICATIONS);
+
+    try (java.net.Socket socket = new java.net.Socket(uri.getHost(), uri.getPort())) {
+      socket.setSoTimeout(30_000);
+      var out = socket.getOutputStream();
+      var in = new java.io.BufferedInputStream(socket.getInputStream());
+      // The whole oversized body is on the wire before the answer is read, as a client that
+      // streams its body does; then a second request on the same connection.
+      out.write(requestHead("POST", uri, oversized.length));
+      out.write(oversized);
+      out.write(requestHead("GET", writer.uri(PublicationApi.PUBLICATIONS + "/x"), -1));
+      out.flush();
+
+      RawResponse refused = RawResponse.read(in);
+      RawResponse next = RawResponse.read(in);
+
+      assertThat(refused.status()).isEqualTo(413);
+      assertThat(refused.header("connection")).isNull();
+      assertThat(json(refused.body()).get("error").asText()).isEqualTo("payload_too_large");
+      assertThat(next.status()).isBetween(400, 499);
+    }
+    assertThat(writer.count("SELECT count(*) FROM writer.publication_job")).isEqualTo(jobsBefore);
+  }
+
+  @Test
+  void shouldCloseTheConnectionAfterRefusingABodyFarOverTheLimitUnread() throws Exception {
+    java.net.URI uri = writer.uri(PublicationApi.PUBLICATIONS);
+
+    try (java.net.Socket socket = new java.net.Socket(uri.getHost(), uri.getPort())) {
+      socket.setSoTimeout(30_000);
+      var out = socket.getOutputStream();
+      // Declares 5 times the limit and sends none of it: the answer must not wait for it.
+      out.write(requestHead("POST", uri, 5L * MAX_BODY_BYTES));
+      out.flush();
+
+      RawResponse refused =
+          RawResponse.read(new java.io.BufferedInputStream(socket.getInputStream()));
+
+      assertThat(refused.status()).isEqualTo(413);
+      assertThat(refused.header("connection")).isEqualToIgnoringCase("close");
+    }
+  }
+
+  private static byte[] requestHead(String method, java.net.URI uri, long contentLength) {
+    return (method
+            + " "
+            + uri.getRawPath()
+            + " HTTP/1.1\r\nHost: "
+            + uri.getHost()
+            + ":"
+            + uri.getPort()
+            + "\r\nAuthorization: Bearer "
+            + TOKEN_A
+            + "\r\n"
+            + (contentLength >= 0
+                ? "Content-Type: " + JSON + "\r\nContent-Length: " + contentLength + "\r\n"
+                : "")
+            + "\r\n")
+        .getBytes(StandardCharsets.US_ASCII);
+  }
+
+  /** One HTTP/1.1 response read off a socket: status, headers (lower-case names), body. */
+  private record RawResponse(int status, Map<String, String> headers, String body) {
+
+    String header(String name) {
+      return headers.get(name);
+    }
+
+    static RawResponse read(java.io.InputStream in) throws java.io.IOException {
+      String statusLine = line(in);
+      int status = Integer.parseInt(statusLine.split(" ")[1]);
+      Map<String, String> headers = new java.util.HashMap<>();
+      for (String line = line(in); !line.isEmpty(); line = line(in)) {
+        int colon = line.indexOf(':');
+        headers.put(
+            line.substring(0, colon).strip().toLowerCase(java.util.Locale.ROOT),
+            line.substring(colon + 1).strip());
+      }
+      int length = Integer.parseInt(headers.getOrDefault("content-length", "0"));
+      return new RawResponse(
+          status, headers, new String(in.readNBytes(length), StandardCharsets.UTF_8));
+    }
+
+    private static String line(java.io.InputStream in) throws java.io.IOException {
+      ByteArrayOutputStream line = new ByteArrayOutputStream();
+      for (int b = in.read(); b != '\n'; b = in.read()) {
+        if (b < 0) {
+          throw new java.io.EOFException("connection closed mid-response");
+        }
+        if (b != '\r') {
+          line.write(b);
+        }
+      }
+      return line.toString(StandardCharsets.US_ASCII);
+    }
+  }
 }
