@@ -260,17 +260,18 @@ class RelayDrainBenchmarkIT {
   private record Latencies(List<Long> sorted, java.util.SortedMap<Integer, Long> worstPerSecond) {}
 
   /**
-   * Offers 1,000 events/s for 20 s, then 20 events/s for 20 s, one row per transaction; prints
-   * commit-to-Kafka latency, at 1,000 events/s of the last 15 s. The first 5 s are a warm-up,
-   * reported apart: they follow a drain, while PostgreSQL vacuums the loaded outbox and the relay's
-   * JIT meets the small-batch paths. At 20 events/s most events find the relay's streaming thread
-   * asleep (it sleeps poll.interval.ms after 5 empty reads), the worst case for latency.
+   * Offers 1,000 events/s for 30 s, then 20 events/s for 20 s, one row per transaction; prints
+   * commit-to-Kafka latency, at 1,000 events/s of the last 15 s. The first 15 s are a warm-up,
+   * reported apart: they follow a drain, and a relay JVM started seconds before is still compiling
+   * (C2 takes a quarter to a third of its CPU in a short drain) and meets the small-batch paths. At
+   * 20 events/s most events find the relay's streaming thread asleep (it sleeps poll.interval.ms
+   * after 5 empty reads), the worst case for latency.
    */
   private static String latency(
       RelayFixture fixture, RelayFixture.Relay relay, ProcessHandle handle) throws Exception {
-    int warmUpSeconds = 5;
+    int warmUpSeconds = 15;
     String vacuum = awaitNoAutovacuum(fixture);
-    Latencies high = offered(fixture, 1_000, 20_000, warmUpSeconds);
+    Latencies high = offered(fixture, 1_000, 30_000, warmUpSeconds);
     Latencies low = offered(fixture, 20, 400, 0);
     List<Long> latencies = high.sorted();
     java.util.SortedMap<Integer, Long> worstPerSecond = high.worstPerSecond();
