@@ -13,11 +13,20 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.herald.devstack.HeraldIntegrationTest;
 import io.herald.devstack.StackContext;
 import io.herald.writer.RunningWriter;
+import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -332,13 +341,13 @@ class HostileInputIT {
   void shouldAnswerAnOversizedBodyWithA413AndKeepTheConnectionForTheNextRequest() throws Exception {
     long jobsBefore = writer.count("SELECT count(*) FROM writer.publication_job");
     byte[] oversized = new byte[2 * MAX_BODY_BYTES];
-    java.util.Arrays.fill(oversized, (byte) 'x');
-    java.net.URI uri = writer.uri(PublicationApi.PUBLICATIONS);
+    Arrays.fill(oversized, (byte) 'x');
+    URI uri = writer.uri(PublicationApi.PUBLICATIONS);
 
-    try (java.net.Socket socket = new java.net.Socket(uri.getHost(), uri.getPort())) {
+    try (Socket socket = new Socket(uri.getHost(), uri.getPort())) {
       socket.setSoTimeout(30_000);
       var out = socket.getOutputStream();
-      var in = new java.io.BufferedInputStream(socket.getInputStream());
+      var in = new BufferedInputStream(socket.getInputStream());
       // The whole oversized body is on the wire before the answer is read, as a client that
       // streams its body does; then a second request on the same connection.
       out.write(requestHead("POST", uri, oversized.length));
@@ -359,24 +368,23 @@ class HostileInputIT {
 
   @Test
   void shouldCloseTheConnectionAfterRefusingABodyFarOverTheLimitUnread() throws Exception {
-    java.net.URI uri = writer.uri(PublicationApi.PUBLICATIONS);
+    URI uri = writer.uri(PublicationApi.PUBLICATIONS);
 
-    try (java.net.Socket socket = new java.net.Socket(uri.getHost(), uri.getPort())) {
+    try (Socket socket = new Socket(uri.getHost(), uri.getPort())) {
       socket.setSoTimeout(30_000);
       var out = socket.getOutputStream();
       // Declares 5 times the limit and sends none of it: the answer must not wait for it.
       out.write(requestHead("POST", uri, 5L * MAX_BODY_BYTES));
       out.flush();
 
-      RawResponse refused =
-          RawResponse.read(new java.io.BufferedInputStream(socket.getInputStream()));
+      RawResponse refused = RawResponse.read(new BufferedInputStream(socket.getInputStream()));
 
       assertThat(refused.status()).isEqualTo(413);
       assertThat(refused.header("connection")).isEqualToIgnoringCase("close");
     }
   }
 
-  private static byte[] requestHead(String method, java.net.URI uri, long contentLength) {
+  private static byte[] requestHead(String method, URI uri, long contentLength) {
     return (method
             + " "
             + uri.getRawPath()
@@ -401,14 +409,14 @@ class HostileInputIT {
       return headers.get(name);
     }
 
-    static RawResponse read(java.io.InputStream in) throws java.io.IOException {
+    static RawResponse read(InputStream in) throws IOException {
       String statusLine = line(in);
       int status = Integer.parseInt(statusLine.split(" ")[1]);
-      Map<String, String> headers = new java.util.HashMap<>();
+      Map<String, String> headers = new HashMap<>();
       for (String line = line(in); !line.isEmpty(); line = line(in)) {
         int colon = line.indexOf(':');
         headers.put(
-            line.substring(0, colon).strip().toLowerCase(java.util.Locale.ROOT),
+            line.substring(0, colon).strip().toLowerCase(Locale.ROOT),
             line.substring(colon + 1).strip());
       }
       int length = Integer.parseInt(headers.getOrDefault("content-length", "0"));
@@ -416,11 +424,11 @@ class HostileInputIT {
           status, headers, new String(in.readNBytes(length), StandardCharsets.UTF_8));
     }
 
-    private static String line(java.io.InputStream in) throws java.io.IOException {
+    private static String line(InputStream in) throws IOException {
       ByteArrayOutputStream line = new ByteArrayOutputStream();
       for (int b = in.read(); b != '\n'; b = in.read()) {
         if (b < 0) {
-          throw new java.io.EOFException("connection closed mid-response");
+          throw new EOFException("connection closed mid-response");
         }
         if (b != '\r') {
           line.write(b);
