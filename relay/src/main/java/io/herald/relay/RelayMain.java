@@ -11,6 +11,7 @@ import io.herald.relay.health.RelayHealth;
 import io.herald.relay.health.RelayMetrics;
 import io.herald.relay.health.RelayStatus;
 import io.herald.relay.offsets.OffsetTopic;
+import io.herald.relay.sink.KafkaBatchSink;
 import io.herald.relay.sink.SendRetry;
 import io.herald.relay.slot.PostgresSlots;
 import io.herald.runtime.db.DatabaseConfig;
@@ -122,7 +123,10 @@ public final class RelayMain {
                 new SendRetry(
                     config.sinkRetryInitialBackoff(),
                     config.sinkRetryMaxBackoff(),
-                    config.sinkRetryGiveUpAfter())),
+                    config.sinkRetryGiveUpAfter()),
+                new KafkaBatchSink.Pipelining(
+                    Integer.parseInt(engine.get("max.batch.size").strip()),
+                    config.sinkBatchesInFlight())),
             slots,
             new LeaderLock(
                 engine.jdbcUrl(),

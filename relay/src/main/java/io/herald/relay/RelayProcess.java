@@ -47,6 +47,13 @@ public final class RelayProcess implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(RelayProcess.class);
   private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(60);
+
+  /**
+   * How long a stop waits for the sink to settle the batches it left in flight: the engine's next
+   * batch settles them, which under a backlog comes within milliseconds.
+   */
+  private static final Duration SETTLE_ON_STOP = Duration.ofSeconds(1);
+
   private static final String PLUGIN = "pgoutput";
 
   /** What the process needs; built by {@link RelayMain} from the config. */
@@ -57,7 +64,8 @@ public final class RelayProcess implements AutoCloseable {
       long lockKey,
       Duration slotLagInterval,
       long slotLagWarnBytes,
-      SendRetry sendRetry) {}
+      SendRetry sendRetry,
+      KafkaBatchSink.Pipelining pipelining) {}
 
   private final Settings settings;
   private final PostgresSlots slots;
@@ -139,6 +147,7 @@ public final class RelayProcess implements AutoCloseable {
               new OutboxRecordConverter(
                   settings.engine().heartbeatTopic(), settings.engine().heartbeatTableTopic()),
               settings.sendRetry(),
+              settings.pipelining(),
               metrics,
               status);
       engine = new RelayEngine(settings.engine(), sink, status);
@@ -238,6 +247,16 @@ public final class RelayProcess implements AutoCloseable {
     KafkaBatchSink runningSink = sink;
     if (runningSink != null) {
       runningSink.stop();
+      try {
+        if (!runningSink.awaitSettled(SETTLE_ON_STOP)) {
+          log.info(
+              "A batch sent to Kafka was not settled within {} of the stop request; its records"
+                  + " are read again from the slot on restart (duplicates, no loss)",
+              SETTLE_ON_STOP);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
     RelayEngine running = engine;
     if (running == null) {

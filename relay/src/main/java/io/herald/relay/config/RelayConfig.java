@@ -93,6 +93,14 @@ public final class RelayConfig extends ProcessConfig {
                   Duration.ofMinutes(10),
                   "How long a batch keeps being re-sent before the relay stops (exit 1, nothing committed past the unacknowledged record) so its supervisor or a standby takes over.")
               .validatedBy(Validator.atLeast(Duration.ofSeconds(1))));
+  public static final ConfigKey<Integer> SINK_BATCHES_IN_FLIGHT =
+      KEYS.define(
+          ConfigKey.optional(
+                  "relay.sink.batches-in-flight",
+                  ConfigType.INT,
+                  2,
+                  "Full engine batches the sink may leave unacknowledged while the engine prepares the next (0 waits for every acknowledgement first). Records are still marked for the offset commit only once acknowledged; a crash may re-send up to this many more batches.")
+              .validatedBy(Validator.between(0, 16)));
   public static final ConfigKey<Long> SLOT_LAG_WARN_BYTES =
       KEYS.define(
           ConfigKey.optional(
@@ -314,6 +322,10 @@ public final class RelayConfig extends ProcessConfig {
 
   public Duration sinkRetryGiveUpAfter() {
     return get(SINK_RETRY_GIVE_UP_AFTER);
+  }
+
+  public int sinkBatchesInFlight() {
+    return get(SINK_BATCHES_IN_FLIGHT);
   }
 
   public long slotLagWarnBytes() {

@@ -20,11 +20,17 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
@@ -142,10 +148,12 @@ class RelayDrainBenchmarkIT {
           long firstEvent = System.nanoTime();
           Duration cpuAtFirst = cpu(handle);
           Map<String, Long> threadsAtFirst = threadTicks(handle.pid());
+          long[] boxAtFirst = boxTicks();
           awaitEndOffsets(fixture, target, Duration.ofMinutes(30));
           long done = System.nanoTime();
           Duration cpuDrain = cpu(handle).minus(cpuAtFirst);
           Map<String, Long> threadsAtDone = threadTicks(handle.pid());
+          long[] boxAtDone = boxTicks();
           long rssKb = procStatus(relay.process().pid(), "VmHWM:");
           long threads = procStatus(relay.process().pid(), "Threads:");
           double batches = relay.metric("herald_relay_batch_size_count");
@@ -160,7 +168,8 @@ class RelayDrainBenchmarkIT {
                       + " %.1f s (%.0f rows/s, %.1f CPU s); relay %.1f s after its first event"
                       + " (%.0f ev/s, start-up %.1f s), ratio %.2f; relay %.1f CPU s per million"
                       + " events (busiest threads, CPU s per million events: %s); peak RSS %d MiB,"
-                      + " %d threads; %.0f batches of %.1f records, %.1f s in the sink",
+                      + " %d threads; %.0f batches of %.1f records, %.1f s in the sink; machine"
+                      + " busy %.0f %% of its %d cores during the drain",
                   round,
                   variant.name(),
                   rowsPerTx,
@@ -179,7 +188,9 @@ class RelayDrainBenchmarkIT {
                   threads,
                   batches,
                   batchRecords / batches,
-                  sendSeconds));
+                  sendSeconds,
+                  busyPercent(boxAtFirst, boxAtDone),
+                  Runtime.getRuntime().availableProcessors()));
           if (LATENCY && rowsPerTx == ROWS_PER_TX.get(ROWS_PER_TX.size() - 1)) {
             report(
                 report,
@@ -508,17 +519,35 @@ class RelayDrainBenchmarkIT {
     return new Recv(Double.parseDouble(t[0]), Double.parseDouble(t[1]) + Double.parseDouble(t[2]));
   }
 
+  /**
+   * Waits until the topic's partitions hold {@code target} records in all. Asks through the admin
+   * client: a consumer's end-offset lookups log a warning per partition per call.
+   */
   private static void awaitEndOffsets(RelayFixture fixture, long target, Duration timeout)
-      throws InterruptedException {
-    Map<String, Object> config = new HashMap<>();
-    config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, fixture.context().bootstrapServers());
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      List<TopicPartition> partitions = partitions(consumer, fixture.publicationEvents);
+      throws InterruptedException, ExecutionException {
+    try (Admin admin =
+        Admin.create(
+            Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                fixture.context().bootstrapServers()))) {
+      Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+      for (TopicPartitionInfo partition :
+          admin
+              .describeTopics(List.of(fixture.publicationEvents))
+              .allTopicNames()
+              .get()
+              .get(fixture.publicationEvents)
+              .partitions()) {
+        latest.put(
+            new TopicPartition(fixture.publicationEvents, partition.partition()),
+            OffsetSpec.latest());
+      }
       long deadline = System.nanoTime() + timeout.toNanos();
       while (System.nanoTime() < deadline) {
         long sum =
-            consumer.endOffsets(partitions).values().stream().mapToLong(Long::longValue).sum();
+            admin.listOffsets(latest).all().get().values().stream()
+                .mapToLong(ListOffsetsResult.ListOffsetsResultInfo::offset)
+                .sum();
         if (sum >= target) {
           return;
         }
@@ -540,6 +569,21 @@ class RelayDrainBenchmarkIT {
   }
 
   /** A number from /proc/PID/status ({@code VmHWM:} in KiB, {@code Threads:}). */
+  /** Busy and total jiffies of all cores, from /proc/stat. */
+  private static long[] boxTicks() throws IOException {
+    String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+    long total = 0;
+    for (int i = 1; i < f.length; i++) {
+      total += Long.parseLong(f[i]);
+    }
+    long idle = Long.parseLong(f[4]) + Long.parseLong(f[5]);
+    return new long[] {total - idle, total};
+  }
+
+  private static double busyPercent(long[] from, long[] to) {
+    return 100.0 * (to[0] - from[0]) / Math.max(1, to[1] - from[1]);
+  }
+
   private static long procStatus(long pid, String field) throws IOException {
     for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
       if (line.startsWith(field)) {

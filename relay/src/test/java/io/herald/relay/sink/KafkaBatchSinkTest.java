@@ -2,6 +2,7 @@ package io.herald.relay.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
@@ -16,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -62,12 +64,12 @@ class KafkaBatchSinkTest {
     int batchesFinished;
 
     @Override
-    public void markProcessed(RecordChangeEvent<SourceRecord> record) {
+    public synchronized void markProcessed(RecordChangeEvent<SourceRecord> record) {
       processed.add(String.valueOf(record.record().value()));
     }
 
     @Override
-    public void markBatchFinished() {
+    public synchronized void markBatchFinished() {
       batchesFinished++;
     }
 
@@ -100,11 +102,17 @@ class KafkaBatchSinkTest {
   }
 
   private static KafkaBatchSink sink(MockProducer<byte[], byte[]> producer) {
+    return sink(producer, new KafkaBatchSink.Pipelining(100, 1));
+  }
+
+  private static KafkaBatchSink sink(
+      MockProducer<byte[], byte[]> producer, KafkaBatchSink.Pipelining pipelining) {
     RelayStatus status = new RelayStatus(Clock.systemUTC());
     return new KafkaBatchSink(
         producer,
         new OutboxRecordConverter("__debezium-heartbeat.herald", "herald.herald_relay.heartbeat"),
         RETRY,
+        pipelining,
         new RelayMetrics(new SimpleMeterRegistry(), status),
         status);
   }
@@ -161,5 +169,117 @@ class KafkaBatchSinkTest {
         .hasCauseInstanceOf(RecordTooLargeException.class);
     assertThat(committer.processed).containsExactly("a");
     assertThat(committer.batchesFinished).isZero();
+  }
+
+  /** Acknowledges only when told to ({@link MockProducer#completeNext()}) or flushed. */
+  private static MockProducer<byte[], byte[]> manualProducer() {
+    return new MockProducer<>(false, null, new ByteArraySerializer(), new ByteArraySerializer());
+  }
+
+  private static List<String> sent(MockProducer<byte[], byte[]> producer) {
+    return producer.history().stream()
+        .map(r -> new String(r.value(), StandardCharsets.UTF_8))
+        .toList();
+  }
+
+  @Test
+  void shouldLeaveAFullBatchInFlightUnmarkedAndSettleItWithTheNextBatch() throws Exception {
+    MockProducer<byte[], byte[]> producer = manualProducer();
+    RecordingCommitter committer = new RecordingCommitter();
+    KafkaBatchSink sink = sink(producer, new KafkaBatchSink.Pipelining(2, 1));
+
+    sink.handleBatch(List.of(event("events", "a"), event("events", "b")), committer);
+
+    assertThat(sent(producer)).containsExactly("a", "b");
+    assertThat(committer.processed).isEmpty();
+    assertThat(committer.batchesFinished).isZero();
+
+    // A batch smaller than full: the queue ran dry, so everything in flight is settled.
+    sink.handleBatch(List.of(event("events", "c")), committer);
+
+    assertThat(committer.processed).containsExactly("a", "b", "c");
+    assertThat(committer.batchesFinished).isEqualTo(2);
+  }
+
+  @Test
+  void shouldNotMarkAPipelinedRecordBeforeKafkaAcknowledgesIt() throws Exception {
+    MockProducer<byte[], byte[]> producer = manualProducer();
+    RecordingCommitter committer = new RecordingCommitter();
+    KafkaBatchSink sink = sink(producer, new KafkaBatchSink.Pipelining(2, 1));
+    sink.handleBatch(List.of(event("events", "a"), event("events", "b")), committer);
+
+    CompletableFuture<Void> second =
+        CompletableFuture.runAsync(
+            () -> {
+              try {
+                sink.handleBatch(List.of(event("events", "c"), event("events", "d")), committer);
+              } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    await().atMost(Duration.ofSeconds(10)).until(() -> producer.history().size() == 4);
+    assertThat(second).isNotDone();
+    synchronized (committer) {
+      assertThat(committer.processed).isEmpty();
+    }
+
+    assertThat(producer.completeNext()).isTrue();
+    await().atMost(Duration.ofSeconds(10)).until(() -> processed(committer).size() == 1);
+    assertThat(processed(committer)).containsExactly("a");
+    assertThat(second).isNotDone();
+
+    assertThat(producer.completeNext()).isTrue();
+    second.get(10, TimeUnit.SECONDS);
+    // The second full batch stays in flight, unmarked.
+    assertThat(processed(committer)).containsExactly("a", "b");
+    assertThat(committer.batchesFinished).isEqualTo(1);
+  }
+
+  private static List<String> processed(RecordingCommitter committer) {
+    synchronized (committer) {
+      return List.copyOf(committer.processed);
+    }
+  }
+
+  @Test
+  void shouldResendTheFailedRecordAndEveryLaterBatchInOrder() throws Exception {
+    FlakyProducer producer = new FlakyProducer("b", new TimeoutException("broker down"), 1);
+    RecordingCommitter committer = new RecordingCommitter();
+    KafkaBatchSink sink = sink(producer, new KafkaBatchSink.Pipelining(2, 1));
+
+    sink.handleBatch(List.of(event("events", "a"), event("events", "b")), committer);
+    sink.handleBatch(List.of(event("events", "c")), committer);
+
+    assertThat(committer.processed).containsExactly("a", "b", "c");
+    assertThat(committer.batchesFinished).isEqualTo(2);
+    // c was sent after the failed b, so it is sent again after b's retry.
+    assertThat(sent(producer)).containsExactly("a", "c", "b", "c");
+  }
+
+  @Test
+  void shouldSettleEveryBatchOnceStopped() throws Exception {
+    MockProducer<byte[], byte[]> producer = manualProducer();
+    RecordingCommitter committer = new RecordingCommitter();
+    KafkaBatchSink sink = sink(producer, new KafkaBatchSink.Pipelining(2, 1));
+    sink.handleBatch(List.of(event("events", "a"), event("events", "b")), committer);
+    assertThat(sink.awaitSettled(Duration.ofMillis(1))).isFalse();
+
+    sink.stop();
+    sink.handleBatch(List.of(event("events", "c"), event("events", "d")), committer);
+
+    assertThat(committer.processed).containsExactly("a", "b", "c", "d");
+    assertThat(sink.awaitSettled(Duration.ZERO)).isTrue();
+  }
+
+  @Test
+  void shouldSettleAFullBatchAtOnceWithNoBatchesInFlight() throws Exception {
+    MockProducer<byte[], byte[]> producer = manualProducer();
+    RecordingCommitter committer = new RecordingCommitter();
+
+    sink(producer, new KafkaBatchSink.Pipelining(2, 0))
+        .handleBatch(List.of(event("events", "a"), event("events", "b")), committer);
+
+    assertThat(committer.processed).containsExactly("a", "b");
+    assertThat(committer.batchesFinished).isEqualTo(1);
   }
 }
