@@ -192,11 +192,12 @@ public final class KafkaBatchSink
       status.transition(RelayStatus.Phase.STREAMING, RelayStatus.Phase.KAFKA_UNAVAILABLE);
       log.warn(
           "Kafka did not acknowledge {} (attempt {}, failing for {}); re-sending it and the {}"
-              + " records sent after it in {}",
+              + " records sent after it ({} batches in flight) in {}",
           where,
           attempt,
           failingFor,
           unsettledAfter(batch),
+          inFlight.size(),
           backoff,
           failure);
       Thread.sleep(backoff.toMillis());
