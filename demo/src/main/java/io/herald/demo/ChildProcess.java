@@ -42,14 +42,13 @@ final class ChildProcess implements AutoCloseable {
       Map<String, String> env,
       int opsPort,
       Path logDir,
-      String maxHeap)
+      List<String> jvmOptions)
       throws IOException {
     Files.createDirectories(logDir);
     Path log = logDir.resolve(name + ".log");
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Xmx" + maxHeap);
-    command.add("-XX:+UseSerialGC");
+    command.addAll(jvmOptions);
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add(mainClass);

@@ -1,5 +1,6 @@
 package io.herald.demo;
 
+import io.herald.relay.RelayJvmOptions;
 import io.herald.schema.CaptureSettings;
 import io.herald.schema.HeraldSchema;
 import io.herald.schema.SchemaMigrator;
@@ -21,6 +22,9 @@ import org.postgresql.ds.PGSimpleDataSource;
 final class Pipeline implements AutoCloseable {
 
   private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+
+  /** The writer's and the consumer's JVM options: a modest heap on a machine shared with all. */
+  private static final List<String> SERVICE_JVM = List.of("-Xmx384m", "-XX:+UseSerialGC");
 
   private final List<ChildProcess> processes;
   private final URI writerUri;
@@ -46,7 +50,7 @@ final class Pipeline implements AutoCloseable {
               writerEnv(settings, writerPort, writerOps),
               writerOps,
               settings.logDir(),
-              "384m");
+              SERVICE_JVM);
       started.add(writer);
       int relayOps = freePort();
       ChildProcess relay =
@@ -57,7 +61,7 @@ final class Pipeline implements AutoCloseable {
               relayEnv(settings, relayOps),
               relayOps,
               settings.logDir(),
-              "512m");
+              RelayJvmOptions.recommended());
       started.add(relay);
       int consumerOps = freePort();
       ChildProcess consumer =
@@ -68,7 +72,7 @@ final class Pipeline implements AutoCloseable {
               consumerEnv(settings, consumerOps),
               consumerOps,
               settings.logDir(),
-              "384m");
+              SERVICE_JVM);
       started.add(consumer);
       for (ChildProcess process : started) {
         process.awaitHealthy(START_TIMEOUT);

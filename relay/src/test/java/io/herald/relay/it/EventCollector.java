@@ -105,8 +105,18 @@ final class EventCollector implements AutoCloseable {
 
   /** Asserts that the set of id headers equals the outbox ids. */
   void assertIdsExactly(Collection<UUID> expected) {
-    assertThat(ids())
-        .containsExactlyInAnyOrderElementsOf(expected.stream().map(UUID::toString).toList());
+    // Set arithmetic: AssertJ's any-order comparison is quadratic, minutes at 150,000 ids.
+    Set<String> got = ids();
+    Set<String> wanted = expected.stream().map(UUID::toString).collect(Collectors.toSet());
+    assertThat(wanted).as("expected ids (duplicates among them)").hasSameSizeAs(expected);
+    Set<String> missing = new HashSet<>(wanted);
+    missing.removeAll(got);
+    Set<String> unexpected = new HashSet<>(got);
+    unexpected.removeAll(wanted);
+    assertThat(missing).as("%d of %d ids never arrived", missing.size(), wanted.size()).isEmpty();
+    assertThat(unexpected)
+        .as("%d ids arrived that were never written", unexpected.size())
+        .isEmpty();
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.herald.relay.it;
 
+import io.herald.relay.RelayJvmOptions;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -31,22 +32,8 @@ final class RelayChild implements AutoCloseable {
   static final List<String> TEST_JVM =
       List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
 
-  /**
-   * The JVM options docs/design.md recommends for production (and docker-compose.yml sets): a 160
-   * MiB heap with a 96 MiB young generation, Serial GC, exit on OutOfMemoryError; compact object
-   * headers where the JVM has them (Java 25 and later).
-   */
-  static final List<String> PRODUCTION_JVM =
-      Runtime.version().feature() >= 25
-          ? List.of(
-              "-Xms160m",
-              "-Xmx160m",
-              "-Xmn96m",
-              "-XX:+UseSerialGC",
-              "-XX:+UseCompactObjectHeaders",
-              "-XX:+ExitOnOutOfMemoryError")
-          : List.of(
-              "-Xms160m", "-Xmx160m", "-Xmn96m", "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError");
+  /** The JVM options recommended for production ({@link RelayJvmOptions}). */
+  static final List<String> PRODUCTION_JVM = RelayJvmOptions.recommended();
 
   static RelayChild start(Path properties, Path log) throws IOException {
     return start(properties, log, TEST_JVM);
