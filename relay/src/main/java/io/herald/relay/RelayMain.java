@@ -124,9 +124,7 @@ public final class RelayMain {
                     config.sinkRetryInitialBackoff(),
                     config.sinkRetryMaxBackoff(),
                     config.sinkRetryGiveUpAfter()),
-                new KafkaBatchSink.Pipelining(
-                    Integer.parseInt(engine.get("max.batch.size").strip()),
-                    config.sinkBatchesInFlight())),
+                new KafkaBatchSink.Pipelining(engine.maxBatchSize(), config.sinkBatchesInFlight())),
             slots,
             new LeaderLock(
                 engine.jdbcUrl(),

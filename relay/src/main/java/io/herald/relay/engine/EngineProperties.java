@@ -247,6 +247,12 @@ public final class EngineProperties {
               + HeraldPostgresConnector.class.getName()
               + ")");
     }
+    if (positiveInt(p.get("max.batch.size")) < 0) {
+      problems.add(
+          "debezium.source.max.batch.size="
+              + p.get("max.batch.size")
+              + " is not a positive whole number (the sink pipelines batches of this size)");
+    }
     String queueBytes = p.get("max.queue.size.in.bytes");
     if (!isBlank(queueBytes) && !queueBytes.strip().equals("0")) {
       problems.add(
@@ -335,6 +341,23 @@ public final class EngineProperties {
 
   public String get(String key) {
     return properties.get(key);
+  }
+
+  /**
+   * The engine's largest batch ({@code max.batch.size}): a batch this large means more was queued.
+   */
+  public int maxBatchSize() {
+    return positiveInt(properties.get("max.batch.size"));
+  }
+
+  /** The value as a positive int, or -1 when it is not one. */
+  private static int positiveInt(String value) {
+    try {
+      int parsed = Integer.parseInt(value == null ? "" : value.strip());
+      return parsed > 0 ? parsed : -1;
+    } catch (NumberFormatException e) {
+      return -1;
+    }
   }
 
   public String slotName() {

@@ -123,6 +123,17 @@ class EnginePropertiesTest {
   }
 
   @Test
+  void shouldRefuseABatchSizeThatIsNotAPositiveWholeNumber() {
+    Map<String, String> source = source();
+    source.put("max.batch.size", "0");
+
+    assertThatThrownBy(() -> build(source))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("debezium.source.max.batch.size=0 is not a positive whole number");
+    assertThat(build(source()).maxBatchSize()).isEqualTo(512);
+  }
+
+  @Test
   void shouldGiveTheRelaysOwnConnectionsTheConnectorsTlsSettings() {
     Map<String, String> source = source();
     source.put("database.port", "6432");
