@@ -1,6 +1,7 @@
 package io.herald.relay.offsets;
 
 import io.herald.relay.slot.Lsn;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -11,6 +12,22 @@ import java.util.Optional;
  * @param lsnProc {@code lsn_proc}: the last position completely processed
  */
 public record EngineOffset(Optional<Lsn> lsn, Optional<Lsn> lsnCommit, Optional<Lsn> lsnProc) {
+
+  /**
+   * The offset a change record carries ({@code SourceRecord.sourceOffset()}), numbers as stored.
+   */
+  public static EngineOffset of(Map<String, ?> sourceOffset) {
+    return new EngineOffset(
+        lsnAt(sourceOffset, "lsn"),
+        lsnAt(sourceOffset, "lsn_commit"),
+        lsnAt(sourceOffset, "lsn_proc"));
+  }
+
+  private static Optional<Lsn> lsnAt(Map<String, ?> offset, String key) {
+    return offset != null && offset.get(key) instanceof Number number
+        ? Optional.of(new Lsn(number.longValue()))
+        : Optional.empty();
+  }
 
   /**
    * The position the connector confirms to the slot for this offset: it flushes {@code lsn_commit}

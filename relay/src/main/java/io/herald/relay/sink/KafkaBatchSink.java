@@ -60,6 +60,8 @@ public final class KafkaBatchSink
   private final RelayMetrics metrics;
   private final RelayStatus status;
 
+  private final OffsetHighWater highWater = new OffsetHighWater();
+
   /** Sent, not yet settled, oldest first. Only the engine's thread touches it. */
   private final ArrayDeque<SentBatch> inFlight = new ArrayDeque<>();
 
@@ -161,7 +163,7 @@ public final class KafkaBatchSink
     int attempt = 0;
     long firstFailureNanos = 0;
     while (true) {
-      Throwable failure = batch.awaitAndMark();
+      Throwable failure = batch.awaitAndMark(highWater);
       if (failure == null) {
         break;
       }
@@ -311,8 +313,11 @@ public final class KafkaBatchSink
       }
     }
 
-    /** Marks records in order as their sends complete; returns the first failure, or null. */
-    Throwable awaitAndMark() throws InterruptedException {
+    /**
+     * Marks records in order as their sends complete (those {@code highWater} admits); returns the
+     * first failure, or null.
+     */
+    Throwable awaitAndMark(OffsetHighWater highWater) throws InterruptedException {
       while (next < events.size()) {
         Future<?> send = sends[next];
         if (send != null) {
@@ -323,7 +328,9 @@ public final class KafkaBatchSink
           }
           published++;
         }
-        committer.markProcessed(events.get(next));
+        if (highWater.admits(events.get(next).record())) {
+          committer.markProcessed(events.get(next));
+        }
         next++;
       }
       return null;

@@ -86,10 +86,20 @@ class KafkaBatchSinkTest {
   }
 
   private static RecordChangeEvent<SourceRecord> event(String topic, String value) {
+    return event(topic, value, Map.of("lsn", 1L));
+  }
+
+  /** An event whose source offset confirms {@code lsnCommit} to the slot. */
+  private static RecordChangeEvent<SourceRecord> event(String value, long lsnCommit) {
+    return event("events", value, Map.of("lsn", lsnCommit + 5, "lsn_commit", lsnCommit));
+  }
+
+  private static RecordChangeEvent<SourceRecord> event(
+      String topic, String value, Map<String, ?> sourceOffset) {
     SourceRecord record =
         new SourceRecord(
             Map.of("server", "herald"),
-            Map.of("lsn", 1L),
+            sourceOffset,
             topic,
             null,
             Schema.STRING_SCHEMA,
@@ -281,5 +291,20 @@ class KafkaBatchSinkTest {
 
     assertThat(committer.processed).containsExactly("a", "b");
     assertThat(committer.batchesFinished).isEqualTo(1);
+  }
+
+  @Test
+  void shouldPublishButNotMarkRecordsReReadBehindThePositionAlreadyMarked() throws Exception {
+    FlakyProducer producer = new FlakyProducer("none", new TimeoutException("unused"), 0);
+    RecordingCommitter committer = new RecordingCommitter();
+    KafkaBatchSink sink = sink(producer);
+
+    sink.handleBatch(List.of(event("a", 10), event("b", 20)), committer);
+    // Debezium restarted its task and streams again from an older stored offset.
+    sink.handleBatch(List.of(event("b-again", 15), event("c", 20), event("d", 30)), committer);
+
+    assertThat(sent(producer)).containsExactly("a", "b", "b-again", "c", "d");
+    assertThat(committer.processed).containsExactly("a", "b", "c", "d");
+    assertThat(committer.batchesFinished).isEqualTo(2);
   }
 }
