@@ -121,6 +121,8 @@ class RelayDrainBenchmarkIT {
   void printDrainLatencyAndCostFigures(StackContext context) throws Exception {
     RelayFixture fixture = new RelayFixture(context, "benchmark");
     List<String> report = new ArrayList<>();
+    // Ratios per "variant, rows/tx", in round order: the rounds' spread is the figure to compare.
+    Map<String, List<Double>> ratios = new java.util.LinkedHashMap<>();
     for (Variant variant : VARIANTS) {
       report(report, "variant " + variant.name() + ": " + variant.settings() + " " + variant.jvm());
     }
@@ -161,6 +163,10 @@ class RelayDrainBenchmarkIT {
           double sendSeconds = relay.metric("herald_relay_batch_send_latency_seconds_sum");
           double drainSeconds = (done - firstEvent) / 1e9;
           double relayRate = ROWS / drainSeconds;
+          ratios
+              .computeIfAbsent(
+                  variant.name() + ", " + rowsPerTx + " rows/tx", k -> new ArrayList<>())
+              .add(relayRate / (ROWS / recv.seconds()));
           report(
               report,
               String.format(
@@ -208,6 +214,18 @@ class RelayDrainBenchmarkIT {
         }
       }
     }
+    ratios.forEach(
+        (what, values) -> {
+          List<Double> sorted = values.stream().sorted().toList();
+          int n = sorted.size();
+          double median =
+              n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+          report(
+              report,
+              String.format(
+                  "%s: ratio %s, median %.3f",
+                  what, values.stream().map(r -> String.format("%.2f", r)).toList(), median));
+        });
     System.out.println("RelayDrainBenchmarkIT results:");
     report.forEach(line -> System.out.println("  " + line));
   }
