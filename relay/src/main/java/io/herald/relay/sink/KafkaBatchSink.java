@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -146,7 +145,7 @@ public final class KafkaBatchSink
     }
     try {
       while (inFlight.size() > keep) {
-        settle(inFlight.peekFirst());
+        settleOldest();
         inFlight.removeFirst();
       }
     } finally {
@@ -157,8 +156,12 @@ public final class KafkaBatchSink
     }
   }
 
-  /** Awaits the batch's sends in order, marking each record, re-sending after failures. */
-  private void settle(SentBatch batch) throws InterruptedException {
+  /**
+   * Awaits the oldest batch's sends in order, marking each record, re-sending after failures. Every
+   * batch before it is settled, so a failure re-sends from its first unacknowledged record on.
+   */
+  private void settleOldest() throws InterruptedException {
+    SentBatch batch = inFlight.getFirst();
     status.sending();
     int attempt = 0;
     long firstFailureNanos = 0;
@@ -198,13 +201,13 @@ public final class KafkaBatchSink
           where,
           attempt,
           failingFor,
-          unsettledAfter(batch),
+          unsettledAfterFailure(),
           inFlight.size(),
           backoff,
           failure);
       Thread.sleep(backoff.toMillis());
       metrics.sendRetry();
-      resendFrom(batch);
+      resendUnacknowledged();
     }
     batch.committer.markBatchFinished();
     status.transition(RelayStatus.Phase.KAFKA_UNAVAILABLE, RelayStatus.Phase.STREAMING);
@@ -215,33 +218,21 @@ public final class KafkaBatchSink
   }
 
   /**
-   * Re-sends {@code failed} from its first unacknowledged record and every batch sent after it, in
-   * the original order, so no record overtakes an earlier one of its key.
+   * Re-sends the oldest batch from its first unacknowledged record and every batch sent after it,
+   * in the original order, so no record overtakes an earlier one of its key.
    */
-  private void resendFrom(SentBatch failed) {
-    boolean later = false;
-    for (Iterator<SentBatch> it = inFlight.iterator(); it.hasNext(); ) {
-      SentBatch batch = it.next();
-      if (batch == failed) {
-        batch.sendFrom(batch.next, producer);
-        later = true;
-      } else if (later) {
-        batch.sendFrom(0, producer);
-      }
+  private void resendUnacknowledged() {
+    for (SentBatch batch : inFlight) {
+      batch.sendFrom(batch.next, producer);
     }
     producer.flush();
   }
 
-  private int unsettledAfter(SentBatch failed) {
-    int count = 0;
-    boolean later = false;
+  /** Records sent after the oldest batch's failed one, which its re-send sends again. */
+  private int unsettledAfterFailure() {
+    int count = -1;
     for (SentBatch batch : inFlight) {
-      if (batch == failed) {
-        count += batch.size() - batch.next - 1;
-        later = true;
-      } else if (later) {
-        count += batch.size();
-      }
+      count += batch.size() - batch.next;
     }
     return count;
   }

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -122,7 +123,7 @@ class RelayDrainBenchmarkIT {
     RelayFixture fixture = new RelayFixture(context, "benchmark");
     List<String> report = new ArrayList<>();
     // Ratios per "variant, rows/tx", in round order: the rounds' spread is the figure to compare.
-    Map<String, List<Double>> ratios = new java.util.LinkedHashMap<>();
+    Map<String, List<Double>> ratios = new LinkedHashMap<>();
     for (Variant variant : VARIANTS) {
       report(report, "variant " + variant.name() + ": " + variant.settings() + " " + variant.jvm());
     }
