@@ -48,6 +48,10 @@ import java.util.regex.Pattern;
  *       __debezium.context.*} headers to every event.
  *   <li>{@code slot.retry.delay.ms=2000}: a standby taking over retries the slot every two seconds
  *       while the dead leader's walsender is still being torn down.
+ *   <li>{@code sourceinfo.struct.maker=}{@link LeanSourceInfo} and {@code
+ *       topic.naming.strategy=}{@link CachedTopicNames}: the same events for less work per event on
+ *       Debezium's streaming thread, which bounds the drain rate (the router drops the {@code
+ *       source} block; the topic names are Debezium's own).
  * </ul>
  *
  * <p>The outbox routing is the contract of DESIGN.md, so it is set here rather than in the property
@@ -157,6 +161,8 @@ public final class EngineProperties {
     // Debezium 3.6's latency statistics feed a bounded queue; under a backlog it overflows and logs
     // a WARN per event (10,000 lines in one drain). The relay exports its own meters instead.
     p.put("statistics.metrics.enabled", "false");
+    p.put("sourceinfo.struct.maker", LeanSourceInfo.class.getName());
+    p.put("topic.naming.strategy", CachedTopicNames.class.getName());
     p.putAll(source);
     if (isBlank(p.get("column.exclude.list"))
         || (source.containsKey("column.include.list")

@@ -1,6 +1,7 @@
 package io.herald.relay.offsets;
 
 import io.herald.relay.slot.Lsn;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -12,6 +13,12 @@ import java.util.Optional;
  * @param lsnProc {@code lsn_proc}: the last position completely processed
  */
 public record EngineOffset(Optional<Lsn> lsn, Optional<Lsn> lsnCommit, Optional<Lsn> lsnProc) {
+
+  /** What {@link #confirmedPosition(Map)} answers for an offset without a position. */
+  public static final long NO_POSITION = -1;
+
+  /** The keys {@link #confirmedPosition()} tries, in order. */
+  private static final List<String> CONFIRMED_ORDER = List.of("lsn_commit", "lsn_proc", "lsn");
 
   /**
    * The offset a change record carries ({@code SourceRecord.sourceOffset()}), numbers as stored.
@@ -37,6 +44,24 @@ public record EngineOffset(Optional<Lsn> lsn, Optional<Lsn> lsnCommit, Optional<
    */
   public Optional<Lsn> confirmedPosition() {
     return lsnCommit.or(() -> lsnProc).or(() -> lsn);
+  }
+
+  /**
+   * {@link #confirmedPosition()} of the offset a change record carries, read without building an
+   * {@code EngineOffset}: the sink asks it of every record it marks.
+   *
+   * @return the position as stored, or {@link #NO_POSITION} when the offset has none
+   */
+  public static long confirmedPosition(Map<String, ?> sourceOffset) {
+    if (sourceOffset == null) {
+      return NO_POSITION;
+    }
+    for (String key : CONFIRMED_ORDER) {
+      if (sourceOffset.get(key) instanceof Number number) {
+        return number.longValue();
+      }
+    }
+    return NO_POSITION;
   }
 
   /** The furthest position this offset refers to. */

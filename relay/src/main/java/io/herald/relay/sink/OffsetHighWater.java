@@ -2,7 +2,6 @@ package io.herald.relay.sink;
 
 import io.herald.relay.offsets.EngineOffset;
 import io.herald.relay.slot.Lsn;
-import java.util.Optional;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,28 +25,28 @@ final class OffsetHighWater {
 
   private static final Logger log = LoggerFactory.getLogger(OffsetHighWater.class);
 
-  private Lsn highest;
+  private long highest = EngineOffset.NO_POSITION;
   private boolean skipping;
 
   /** Whether {@code record} may be marked: its position is not behind the highest marked one. */
   boolean admits(SourceRecord record) {
-    Optional<Lsn> position = EngineOffset.of(record.sourceOffset()).confirmedPosition();
-    if (position.isEmpty()) {
+    long position = EngineOffset.confirmedPosition(record.sourceOffset());
+    if (position == EngineOffset.NO_POSITION) {
       return true;
     }
-    if (highest != null && position.get().compareTo(highest) < 0) {
+    if (highest != EngineOffset.NO_POSITION && Long.compareUnsigned(position, highest) < 0) {
       if (!skipping) {
         skipping = true;
         log.info(
             "Records from {} on are behind the position already marked ({}): re-read after the"
                 + " engine restarted its task; published again, not marked",
-            position.get(),
-            highest);
+            new Lsn(position),
+            new Lsn(highest));
       }
       return false;
     }
     skipping = false;
-    highest = position.get();
+    highest = position;
     return true;
   }
 }

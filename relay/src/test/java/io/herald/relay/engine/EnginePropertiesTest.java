@@ -101,6 +101,20 @@ class EnginePropertiesTest {
   }
 
   @Test
+  void shouldBuildTheLeanSourceBlockAndCacheTopicNamesUnlessTold() {
+    EngineProperties defaults = build(source());
+    Map<String, String> debezium = source();
+    debezium.put(
+        "sourceinfo.struct.maker",
+        "io.debezium.connector.postgresql.PostgresSourceInfoStructMaker");
+
+    assertThat(defaults.get("sourceinfo.struct.maker")).isEqualTo(LeanSourceInfo.class.getName());
+    assertThat(defaults.get("topic.naming.strategy")).isEqualTo(CachedTopicNames.class.getName());
+    assertThat(build(debezium).get("sourceinfo.struct.maker"))
+        .isEqualTo("io.debezium.connector.postgresql.PostgresSourceInfoStructMaker");
+  }
+
+  @Test
   void shouldRefuseAnotherConnector() {
     Map<String, String> source = source();
     source.put("connector.class", "io.debezium.connector.mysql.MySqlConnector");

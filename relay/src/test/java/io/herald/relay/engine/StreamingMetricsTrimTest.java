@@ -60,16 +60,38 @@ class StreamingMetricsTrimTest {
     }
   }
 
+  private static final Schema SOURCE =
+      SchemaBuilder.struct().field("lsn", Schema.OPTIONAL_INT64_SCHEMA).build();
+  private static final Schema ENVELOPE =
+      SchemaBuilder.struct().field("source", SOURCE).field("op", Schema.STRING_SCHEMA).build();
+
+  private static Struct valueAt(long lsn) {
+    return new Struct(ENVELOPE).put("source", new Struct(SOURCE).put("lsn", lsn)).put("op", "c");
+  }
+
   @Test
-  void shouldRenderTheLastEventWithoutDebeziumsRenderer() throws Exception {
+  void shouldRenderTheLastEventAsItsPositionWithoutDebeziumsRenderer() throws Exception {
     CountingProvider debezium = new CountingProvider();
     CommonEventMeter meter = new CommonEventMeter(Clock.SYSTEM, debezium);
 
     assertThat(StreamingMetricsTrim.trimSummary(meter)).isTrue();
-    meter.onEvent(OUTBOX, null, new Struct(KEY).put("id", "0193"), null, null);
+    meter.onEvent(OUTBOX, null, new Struct(KEY).put("id", "0193"), valueAt(4242), null);
 
     assertThat(debezium.summaries).hasValue(0);
-    assertThat(meter.getLastEvent()).isEqualTo("position: {lsn=42}, key: Struct{id=0193}");
+    assertThat(meter.getLastEvent()).isEqualTo("lsn: 4242");
+  }
+
+  @Test
+  void shouldRenderAnEventWithoutAPositionAsEmpty() throws Exception {
+    CommonEventMeter meter = new CommonEventMeter(Clock.SYSTEM, new CountingProvider());
+    StreamingMetricsTrim.trimSummary(meter);
+
+    meter.onEvent(OUTBOX, null, new Struct(KEY).put("id", "x"), null, null);
+    assertThat(meter.getLastEvent()).isEmpty();
+
+    meter.onEvent(
+        OUTBOX, null, new Struct(KEY).put("id", "x"), new Struct(KEY).put("id", "x"), null);
+    assertThat(meter.getLastEvent()).isEmpty();
   }
 
   @Test
@@ -78,9 +100,9 @@ class StreamingMetricsTrimTest {
 
     StreamingMetricsTrim.trimSummary(meter);
     StreamingMetricsTrim.trimSummary(meter);
-    meter.onEvent(OUTBOX, null, new Struct(KEY).put("id", "x"), null, null);
+    meter.onEvent(OUTBOX, null, new Struct(KEY).put("id", "x"), valueAt(7), null);
 
-    assertThat(meter.getLastEvent()).isEqualTo("position: {lsn=42}, key: Struct{id=x}");
+    assertThat(meter.getLastEvent()).isEqualTo("lsn: 7");
   }
 
   @Test
