@@ -55,10 +55,10 @@ import java.util.regex.Pattern;
  * </ul>
  *
  * <p>The outbox routing is the contract of DESIGN.md, so it is set here rather than in the property
- * file: one {@code EventRouter} per outbox table (selected by a {@code TopicNameMatches} predicate
- * on the table's change topic), key {@code aggregate_id}, value the {@code payload} JSON text,
- * headers {@code id}, {@code eventType}, {@code tenant}, {@code traceparent}, {@code tracestate},
- * topic {@code relay.topics.publication-events} for {@code writer.outbox} and {@code
+ * file: one {@code EventRouter} per outbox table (selected by a {@link TopicIs} predicate on the
+ * table's change topic), key {@code aggregate_id}, value the {@code payload} JSON text, headers
+ * {@code id}, {@code eventType}, {@code tenant}, {@code traceparent}, {@code tracestate}, topic
+ * {@code relay.topics.publication-events} for {@code writer.outbox} and {@code
  * relay.topics.delivery-events} for {@code consumer.outbox}. Transforms named in {@code
  * debezium.transforms} run after these.
  */
@@ -176,9 +176,9 @@ public final class EngineProperties {
     allTransforms.addAll(transforms);
     List<String> allPredicates = new ArrayList<>(List.of(WRITER_ROUTER, CONSUMER_ROUTER));
     allPredicates.addAll(predicates);
-    String prefix = Pattern.quote(p.get("topic.prefix"));
-    router(p, WRITER_ROUTER, prefix + "\\.writer\\.outbox", publicationEventsTopic);
-    router(p, CONSUMER_ROUTER, prefix + "\\.consumer\\.outbox", deliveryEventsTopic);
+    String prefix = p.get("topic.prefix");
+    router(p, WRITER_ROUTER, prefix + ".writer.outbox", publicationEventsTopic);
+    router(p, CONSUMER_ROUTER, prefix + ".consumer.outbox", deliveryEventsTopic);
     p.put("transforms", String.join(",", allTransforms));
     transformSettings.forEach((key, value) -> p.put("transforms." + key, value));
     p.put("predicates", String.join(",", allPredicates));
@@ -189,8 +189,7 @@ public final class EngineProperties {
     return new EngineProperties(p);
   }
 
-  private static void router(
-      Map<String, String> p, String name, String tablePattern, String topic) {
+  private static void router(Map<String, String> p, String name, String tableTopic, String topic) {
     String t = "transforms." + name + ".";
     p.put(t + "type", "io.debezium.transforms.outbox.EventRouter");
     p.put(t + "predicate", name);
@@ -203,10 +202,8 @@ public final class EngineProperties {
     p.put(t + "route.topic.replacement", topic);
     p.put(t + "route.tombstone.on.empty.payload", "false");
     p.put(t + "table.expand.json.payload", "false");
-    p.put(
-        "predicates." + name + ".type",
-        "org.apache.kafka.connect.transforms.predicates.TopicNameMatches");
-    p.put("predicates." + name + ".pattern", tablePattern);
+    p.put("predicates." + name + ".type", TopicIs.class.getName());
+    p.put("predicates." + name + "." + TopicIs.TOPIC, tableTopic);
   }
 
   private static void check(

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 class EnginePropertiesTest {
@@ -33,14 +32,12 @@ class EnginePropertiesTest {
         .isEqualTo("pub.events");
     assertThat(properties.get("transforms.heraldConsumerOutbox.route.topic.replacement"))
         .isEqualTo("del.events");
-    assertThat(
-            Pattern.matches(
-                properties.get("predicates.heraldWriterOutbox.pattern"), "herald.writer.outbox"))
-        .isTrue();
-    assertThat(
-            Pattern.matches(
-                properties.get("predicates.heraldWriterOutbox.pattern"), "herald.consumer.outbox"))
-        .isFalse();
+    assertThat(properties.get("predicates.heraldWriterOutbox.type"))
+        .isEqualTo(TopicIs.class.getName());
+    assertThat(properties.get("predicates.heraldWriterOutbox.topic"))
+        .isEqualTo("herald.writer.outbox");
+    assertThat(properties.get("predicates.heraldConsumerOutbox.topic"))
+        .isEqualTo("herald.consumer.outbox");
     assertThat(properties.get("heartbeat.action.query")).contains("'herald_relay'");
     assertThat(properties.get("bootstrap.servers")).isEqualTo("k:9092");
   }

@@ -44,7 +44,10 @@ final class RelayChild implements AutoCloseable {
     command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmOptions);
     command.add("-cp");
-    command.add(classPath());
+    command.add(
+        jvmOptions.stream().anyMatch(o -> o.startsWith("-XX:AOTCache"))
+            ? jarClassPath()
+            : classPath());
     command.add("io.herald.relay.RelayMain");
     command.add(properties.toString());
     Files.createDirectories(log.getParent());
@@ -60,6 +63,32 @@ final class RelayChild implements AutoCloseable {
     return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
         .map(entry -> Paths.get(entry).toAbsolutePath().toString())
         .collect(Collectors.joining(File.pathSeparator));
+  }
+
+  /**
+   * The class path as jars only, which a JDK AOT cache requires ({@code -XX:AOTCache*}): a module's
+   * {@code target/classes} becomes the jar packaged beside it; test classes are left out.
+   */
+  private static String jarClassPath() {
+    List<String> jars = new ArrayList<>();
+    for (String entry : classPath().split(File.pathSeparator)) {
+      Path path = Paths.get(entry);
+      if (!Files.isDirectory(path)) {
+        jars.add(entry);
+      } else if (path.endsWith(Paths.get("target", "classes"))) {
+        try (var packaged = Files.list(path.getParent())) {
+          jars.add(
+              packaged
+                  .filter(f -> f.getFileName().toString().endsWith(".jar"))
+                  .findFirst()
+                  .orElseThrow(() -> new IllegalStateException("no jar beside " + path))
+                  .toString());
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      }
+    }
+    return String.join(File.pathSeparator, jars);
   }
 
   long pid() {
