@@ -101,22 +101,20 @@ public final class LeanSourceInfo implements SourceInfoStructMaker<SourceInfo> {
   }
 
   private static Long txId(SourceInfo sourceInfo) {
-    if (TX_ID == null) {
-      return null;
-    }
-    try {
-      return (Long) TX_ID.invokeExact(sourceInfo);
-    } catch (Throwable e) {
-      throw accessorFailed(e);
-    }
+    return (Long) read(TX_ID, sourceInfo);
   }
 
   private static Instant timestamp(SourceInfo sourceInfo) {
-    if (TIMESTAMP == null) {
+    return (Instant) read(TIMESTAMP, sourceInfo);
+  }
+
+  /** Calls one accessor ({@link #accessor} adapts each to {@code (SourceInfo)Object}). */
+  private static Object read(MethodHandle accessor, SourceInfo sourceInfo) {
+    if (accessor == null) {
       return null;
     }
     try {
-      return (Instant) TIMESTAMP.invokeExact(sourceInfo);
+      return (Object) accessor.invokeExact(sourceInfo);
     } catch (Throwable e) {
       throw accessorFailed(e);
     }
@@ -136,7 +134,8 @@ public final class LeanSourceInfo implements SourceInfoStructMaker<SourceInfo> {
   private static MethodHandle accessor(String name, MethodType type) {
     try {
       return MethodHandles.privateLookupIn(SourceInfo.class, MethodHandles.lookup())
-          .findVirtual(SourceInfo.class, name, type);
+          .findVirtual(SourceInfo.class, name, type)
+          .asType(MethodType.methodType(Object.class, SourceInfo.class));
     } catch (ReflectiveOperationException | RuntimeException e) {
       log.warn(
           "Debezium's SourceInfo.{}() is not reachable; the relay's change events carry no {}",
