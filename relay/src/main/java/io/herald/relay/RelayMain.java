@@ -64,14 +64,15 @@ public final class RelayMain {
     try {
       engine =
           EngineProperties.from(
-              config.debeziumSource(),
-              config.debeziumTransforms(),
-              config.debeziumTransformSettings(),
-              config.debeziumPredicates(),
-              config.debeziumPredicateSettings(),
-              config.kafkaBootstrapServers(),
-              config.publicationEventsTopic(),
-              config.deliveryEventsTopic());
+                  config.debeziumSource(),
+                  config.debeziumTransforms(),
+                  config.debeziumTransformSettings(),
+                  config.debeziumPredicates(),
+                  config.debeziumPredicateSettings(),
+                  config.kafkaBootstrapServers(),
+                  config.publicationEventsTopic(),
+                  config.deliveryEventsTopic())
+              .withStreamIdleWait(config.streamIdleWait(), config.streamIdleAfter());
     } catch (IllegalArgumentException e) {
       log.error("Invalid relay configuration: {}", e.getMessage());
       return EXIT_CONFIG;

@@ -117,6 +117,28 @@ public final class RelayConfig extends ProcessConfig {
                   Duration.ofSeconds(30),
                   "How often the slot lag is measured.")
               .validatedBy(Validator.positive()));
+  public static final ConfigKey<Duration> STREAM_IDLE_WAIT =
+      KEYS.define(
+          ConfigKey.optional(
+                  "relay.stream.idle-wait",
+                  ConfigType.DURATION,
+                  Duration.ofMillis(200),
+                  "Once the replication stream has been quiet for relay.stream.idle-after, each of Debezium's pending-message reads waits up to this long for data instead of 1 ms: an idle relay wakes when PostgreSQL sends rather than polling. 0ms keeps the driver's 1 ms reads. At most 1s (it also bounds how long a stop waits for the streaming thread).")
+              .validatedBy(
+                  Validator.of(
+                      wait ->
+                          wait.isZero()
+                              || (wait.compareTo(Duration.ofMillis(2)) >= 0
+                                  && wait.compareTo(Duration.ofSeconds(1)) <= 0),
+                      "0ms, or between 2ms and 1s")));
+  public static final ConfigKey<Duration> STREAM_IDLE_AFTER =
+      KEYS.define(
+          ConfigKey.optional(
+                  "relay.stream.idle-after",
+                  ConfigType.DURATION,
+                  Duration.ofMillis(250),
+                  "How long the replication stream must carry nothing before relay.stream.idle-wait applies; a stream that has just carried data keeps 1 ms reads, so a trickle of events leaves the driver's connection free for offset commits as often as before.")
+              .validatedBy(Validator.atLeast(Duration.ZERO)));
   public static final ConfigKey<String> KAFKA_BOOTSTRAP_SERVERS =
       KEYS.define(
           ConfigKey.required(
@@ -280,6 +302,20 @@ public final class RelayConfig extends ProcessConfig {
                 + ".type is not set");
       }
     }
+    if (!streamIdleWait().isZero()) {
+      for (String key : List.of("database.socketFactory", "driver.socketFactory")) {
+        if (debeziumSource().containsKey(key)) {
+          problems.add(
+              DEBEZIUM_SOURCE
+                  + key
+                  + " replaces the socket factory that implements "
+                  + STREAM_IDLE_WAIT.name()
+                  + ": set "
+                  + STREAM_IDLE_WAIT.name()
+                  + "=0ms to use your own");
+        }
+      }
+    }
     if (sinkRetryMaxBackoff().compareTo(sinkRetryInitialBackoff()) < 0) {
       problems.contradiction(
           SINK_RETRY_MAX_BACKOFF.name(),
@@ -334,6 +370,14 @@ public final class RelayConfig extends ProcessConfig {
 
   public Duration slotLagCheckInterval() {
     return get(SLOT_LAG_CHECK_INTERVAL);
+  }
+
+  public Duration streamIdleWait() {
+    return get(STREAM_IDLE_WAIT);
+  }
+
+  public Duration streamIdleAfter() {
+    return get(STREAM_IDLE_AFTER);
   }
 
   public String kafkaBootstrapServers() {

@@ -2,6 +2,7 @@ package io.herald.relay.engine;
 
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -333,6 +334,25 @@ public final class EngineProperties {
 
   private static boolean isBlank(String value) {
     return value == null || value.isBlank();
+  }
+
+  /**
+   * These properties with Debezium's driver connections built by {@link IdleWaitSocketFactory}, so
+   * a quiet replication stream waits on its socket for up to {@code idleWait} per read instead of 1
+   * ms ({@link IdleWaitSocket}). A zero {@code idleWait} returns these properties unchanged.
+   */
+  public EngineProperties withStreamIdleWait(Duration idleWait, Duration idleAfter) {
+    if (idleWait.isZero()) {
+      return this;
+    }
+    Map<String, String> p = new LinkedHashMap<>(properties);
+    p.put(
+        "database." + IdleWaitSocketFactory.FACTORY_PROPERTY,
+        IdleWaitSocketFactory.class.getName());
+    p.put(
+        "database." + IdleWaitSocketFactory.ARGUMENT_PROPERTY,
+        IdleWaitSocketFactory.argument(idleWait, idleAfter));
+    return new EngineProperties(p);
   }
 
   /** A copy for {@code DebeziumEngine.Builder#using(Properties)}. */

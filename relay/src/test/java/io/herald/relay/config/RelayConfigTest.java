@@ -143,6 +143,31 @@ class RelayConfigTest {
   }
 
   @Test
+  void shouldRefuseAnOwnSocketFactoryWhileTheIdleWaitIsOnAndABadWait() throws IOException {
+    Map<String, String> props = SHIPPED.properties();
+    props.put("debezium.source.database.socketFactory", "com.example.Tunnel");
+
+    ConfigException e = fails(props);
+
+    assertTrue(
+        e.getMessage().contains("debezium.source.database.socketFactory replaces"), e.getMessage());
+    assertTrue(e.getMessage().contains("relay.stream.idle-wait=0ms"), e.getMessage());
+
+    props.put("relay.stream.idle-wait", "0ms");
+    assertEquals(
+        "com.example.Tunnel",
+        RelayConfig.from(ConfigSource.of(props, Map.of()))
+            .debeziumSource()
+            .get("database.socketFactory"));
+
+    props.remove("debezium.source.database.socketFactory");
+    props.put("relay.stream.idle-wait", "5s");
+    e = fails(props);
+    assertTrue(e.getMessage().contains("relay.stream.idle-wait"), e.getMessage());
+    assertTrue(e.getMessage().contains("between 2ms and 1s"), e.getMessage());
+  }
+
+  @Test
   void shouldMatchTheGeneratedTableInDocs() throws IOException {
     SHIPPED.assertDocsTableMatches(RelayConfig.definition());
   }

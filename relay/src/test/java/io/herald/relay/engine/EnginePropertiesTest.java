@@ -3,6 +3,7 @@ package io.herald.relay.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,6 +41,21 @@ class EnginePropertiesTest {
         .isEqualTo("herald.consumer.outbox");
     assertThat(properties.get("heartbeat.action.query")).contains("'herald_relay'");
     assertThat(properties.get("bootstrap.servers")).isEqualTo("k:9092");
+  }
+
+  @Test
+  void shouldGiveDebeziumsConnectionsTheIdleWaitSocketFactoryUnlessTheWaitIsZero() {
+    EngineProperties properties = build(source());
+
+    EngineProperties waiting =
+        properties.withStreamIdleWait(Duration.ofMillis(200), Duration.ofMillis(250));
+
+    assertThat(waiting.get("database.socketFactory"))
+        .isEqualTo(IdleWaitSocketFactory.class.getName());
+    assertThat(waiting.get("database.socketFactoryArg")).isEqualTo("200,250");
+    assertThat(properties.withStreamIdleWait(Duration.ZERO, Duration.ofMillis(250)))
+        .isSameAs(properties);
+    assertThat(properties.get("database.socketFactory")).isNull();
   }
 
   @Test

@@ -290,12 +290,13 @@ class RelayDrainBenchmarkIT {
   private record Latencies(List<Long> sorted, java.util.SortedMap<Integer, Long> worstPerSecond) {}
 
   /**
-   * Offers 1,000 events/s for 30 s, then 20 events/s for 20 s, one row per transaction; prints
-   * commit-to-Kafka latency, at 1,000 events/s of the last 15 s. The first 15 s are a warm-up,
-   * reported apart: they follow a drain, and a relay JVM started seconds before is still compiling
-   * (C2 takes a quarter to a third of its CPU in a short drain) and meets the small-batch paths. At
-   * 20 events/s most events find the relay's streaming thread asleep (it sleeps poll.interval.ms
-   * after 5 empty reads), the worst case for latency.
+   * Offers 1,000 events/s for 30 s, then 20 events/s for 20 s, then 2 events/s for 20 s, one row
+   * per transaction; prints commit-to-Kafka latency, at 1,000 events/s of the last 15 s. The first
+   * 15 s are a warm-up, reported apart: they follow a drain, and a relay JVM started seconds before
+   * is still compiling (C2 takes a quarter to a third of its CPU in a short drain) and meets the
+   * small-batch paths. At 20 events/s most events find the relay's streaming thread asleep (it
+   * sleeps poll.interval.ms after 5 empty reads); at 2 events/s each event meets a stream quiet for
+   * longer than relay.stream.idle-after, so the idle wait is on.
    */
   private static String latency(
       RelayFixture fixture, RelayFixture.Relay relay, ProcessHandle handle) throws Exception {
@@ -303,6 +304,8 @@ class RelayDrainBenchmarkIT {
     String vacuum = awaitNoAutovacuum(fixture);
     Latencies high = offered(fixture, 1_000, 30_000, warmUpSeconds);
     Latencies low = offered(fixture, 20, 400, 0);
+    // Half a second apart, each event meets a stream that has been quiet for a while.
+    Latencies rare = offered(fixture, 2, 40, 0);
     List<Long> latencies = high.sorted();
     java.util.SortedMap<Integer, Long> worstPerSecond = high.worstPerSecond();
     // Two idle windows: 0-10 s after the load still holds what the load left behind (JIT
@@ -326,7 +329,8 @@ class RelayDrainBenchmarkIT {
     return String.format(
         "%s; latency at 1,000 ev/s offered (1 row/tx, %d events after a %d s warm-up): p50 %.1f ms,"
             + " p99 %.1f ms, max %.1f ms; worst per second (ms) warm-up %s, measured %s; at 20 ev/s"
-            + " (%d events): p50 %.1f ms, p99 %.1f ms, max %.1f ms; idle relay CPU, heartbeat 10 s: 0-10 s after the"
+            + " (%d events): p50 %.1f ms, p99 %.1f ms, max %.1f ms; at 2 ev/s (%d events): p50 %.1f ms,"
+            + " max %.1f ms; idle relay CPU, heartbeat 10 s: 0-10 s after the"
             + " load %s, 30-40 s after %s",
         vacuum,
         latencies.size(),
@@ -340,6 +344,9 @@ class RelayDrainBenchmarkIT {
         percentile(low.sorted(), 0.50),
         percentile(low.sorted(), 0.99),
         low.sorted().isEmpty() ? Double.NaN : low.sorted().get(low.sorted().size() - 1) / 1e6,
+        rare.sorted().size(),
+        percentile(rare.sorted(), 0.50),
+        rare.sorted().isEmpty() ? Double.NaN : rare.sorted().get(rare.sorted().size() - 1) / 1e6,
         idle[0],
         idle[1]);
   }
