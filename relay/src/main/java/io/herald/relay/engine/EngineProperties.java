@@ -28,15 +28,13 @@ import java.util.regex.Pattern;
  *   <li>{@code offset.flush.interval.ms=250}: after a crash only the events published since the
  *       last commit (a quarter second's worth) are re-sent; a commit is one small write to the
  *       compacted offsets topic.
- *   <li>{@code poll.interval.ms=30}: how long Debezium's streaming thread sleeps whenever the
- *       replication stream has been dry for 5 reads, so the longest an event committed to an idle
- *       relay waits before it is read; each round of that loop costs CPU (5 timed socket reads,
- *       each ending in an exception inside the PostgreSQL driver), so the interval also sets the
- *       idle cost. The engine's own poll no longer waits on it ({@link
- *       HeraldPostgresConnectorTask}). Measured (BENCHMARKS.md), idle relay at rest: 2.5-2.7 % of a
- *       core at 20 ms, 1.7-1.8 % at 30, 1.4-1.5 % at 40; p99 at 1,000 events/s 10-24 ms at all
- *       three, since under load the thread rarely sleeps; at a trickle an event waits up to one
- *       interval.
+ *   <li>{@code poll.interval.ms=10}: how long Debezium's streaming thread sleeps whenever the
+ *       replication stream has been dry for 5 reads. While events trickle in, that sleep is what an
+ *       event waits before it is read; once the stream has been quiet for {@code
+ *       relay.stream.idle-after}, the reads themselves wait on the socket ({@link IdleWaitSocket})
+ *       and the interval no longer sets the idle cost. Measured (BENCHMARKS.md, session 5), with
+ *       the idle wait: at 20 events/s p99 3.9-7.2 ms at 10 against 28-31 ms at 30; idle relay at
+ *       rest 0.6-0.7 % of a core at both.
  *   <li>{@code max.queue.size=2048}, {@code max.batch.size=512}: the engine takes whatever is
  *       queued as soon as it is queued, so batches are as large as the backlog makes them; a
  *       shorter queue than Debezium's 8,192 keeps the heap's live set small (young collections copy
@@ -155,7 +153,7 @@ public final class EngineProperties {
     p.put("offset.storage.replication.factor", "-1");
     p.put("offset.flush.interval.ms", "250");
     p.put("offset.flush.timeout.ms", "10000");
-    p.put("poll.interval.ms", "30");
+    p.put("poll.interval.ms", "10");
     p.put("max.queue.size", "2048");
     p.put("max.batch.size", "512");
     p.put("heartbeat.interval.ms", "10000");
