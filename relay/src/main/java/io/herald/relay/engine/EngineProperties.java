@@ -34,7 +34,7 @@ import java.util.regex.Pattern;
  *       relay.stream.idle-after}, the reads themselves wait on the socket ({@link IdleWaitSocket})
  *       and the interval no longer sets the idle cost. Measured (BENCHMARKS.md, session 5), with
  *       the idle wait: at 20 events/s p99 3.9-7.2 ms at 10 against 28-31 ms at 30; idle relay at
- *       rest 0.6-0.7 % of a core at both.
+ *       rest 0.6-0.9 % of a core at both.
  *   <li>{@code max.queue.size=2048}, {@code max.batch.size=512}: the engine takes whatever is
  *       queued as soon as it is queued, so batches are as large as the backlog makes them; a
  *       shorter queue than Debezium's 8,192 keeps the heap's live set small (young collections copy
