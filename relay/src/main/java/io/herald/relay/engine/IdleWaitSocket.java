@@ -26,6 +26,8 @@ import java.net.SocketException;
  *
  * <p>Only a timeout of exactly 1 ms is read as the peek; every other timeout (connect, the socket
  * timeout, the replication status interval) is passed through unchanged and reported back as set.
+ * Under TLS the driver layers its {@code SSLSocket} over this one, which hands its timeouts down
+ * and reads through {@link #getInputStream}, so both still pass here ({@code IdleWaitStreamIT}).
  */
 final class IdleWaitSocket extends Socket {
 
