@@ -1,5 +1,6 @@
 package io.herald.relay.engine;
 
+import io.debezium.schema.SchemaTopicNamingStrategy;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -69,6 +70,8 @@ public final class EngineProperties {
   public static final String HEARTBEAT_TABLE = "herald_relay.heartbeat";
 
   /** The connector the property file names; the engine runs Herald's subclass of it. */
+  static final String DEBEZIUM_TOPIC_NAMING = SchemaTopicNamingStrategy.class.getName();
+
   static final String DEBEZIUM_POSTGRES_CONNECTOR =
       "io.debezium.connector.postgresql.PostgresConnector";
 
@@ -248,6 +251,29 @@ public final class EngineProperties {
               + " (as its subclass "
               + HeraldPostgresConnector.class.getName()
               + ")");
+    }
+    // The routers' predicates name the change topics Debezium's own strategy gives the outbox
+    // tables; any other naming would leave every outbox event unrouted, on a topic nobody reads.
+    String naming = p.get("topic.naming.strategy").strip();
+    if (!naming.equals(CachedTopicNames.class.getName()) && !naming.equals(DEBEZIUM_TOPIC_NAMING)) {
+      problems.add(
+          "debezium.source.topic.naming.strategy="
+              + naming
+              + " is not allowed: the outbox routers select events by the change topics of "
+              + DEBEZIUM_TOPIC_NAMING
+              + " ("
+              + CachedTopicNames.class.getName()
+              + " by default)");
+    }
+    String delimiter = p.get("topic.delimiter");
+    if (delimiter != null && !delimiter.equals(".")) {
+      problems.add(
+          "debezium.source.topic.delimiter="
+              + delimiter
+              + " is not allowed: the outbox routers select events by change topics joined with"
+              + " '.' ("
+              + p.get("topic.prefix")
+              + ".writer.outbox)");
     }
     if (positiveInt(p.get("max.batch.size")) < 0) {
       problems.add(

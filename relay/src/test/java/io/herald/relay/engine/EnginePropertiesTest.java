@@ -128,6 +128,27 @@ class EnginePropertiesTest {
   }
 
   @Test
+  void shouldRefuseATopicNamingTheOutboxRoutersCannotMatch() {
+    Map<String, String> debeziumNaming = source();
+    debeziumNaming.put("topic.naming.strategy", EngineProperties.DEBEZIUM_TOPIC_NAMING);
+    Map<String, String> otherNaming = source();
+    otherNaming.put("topic.naming.strategy", "io.debezium.schema.DefaultTopicNamingStrategy");
+    Map<String, String> otherDelimiter = source();
+    otherDelimiter.put("topic.delimiter", "_");
+
+    assertThat(build(debeziumNaming).get("topic.naming.strategy"))
+        .isEqualTo(EngineProperties.DEBEZIUM_TOPIC_NAMING);
+    assertThatThrownBy(() -> build(otherNaming))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(
+            "debezium.source.topic.naming.strategy=io.debezium.schema.DefaultTopicNamingStrategy"
+                + " is not allowed");
+    assertThatThrownBy(() -> build(otherDelimiter))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("debezium.source.topic.delimiter=_ is not allowed");
+  }
+
+  @Test
   void shouldRefuseAnotherConnector() {
     Map<String, String> source = source();
     source.put("connector.class", "io.debezium.connector.mysql.MySqlConnector");
