@@ -85,18 +85,9 @@ public final class RelayMain {
     lifecycle.register("metrics", registry::close);
     RelayStatus status = new RelayStatus(clock);
     RelayMetrics metrics = new RelayMetrics(registry, status);
+    DatabaseConfig database = engine.database(2, Duration.ofSeconds(10));
     HikariDataSource pool =
-        lifecycle.register(
-            "database pool",
-            Databases.pool(
-                "relay",
-                new DatabaseConfig(
-                    engine.jdbcUrl(),
-                    engine.databaseUser(),
-                    engine.databasePassword(),
-                    2,
-                    Duration.ofSeconds(10)),
-                registry));
+        lifecycle.register("database pool", Databases.pool("relay", database, registry));
     PostgresSlots slots = new PostgresSlots(pool, engine.slotName(), Json.mapper());
     long heartbeatMs = Long.parseLong(engine.get("heartbeat.interval.ms").strip());
     RelayHealth health =
@@ -128,9 +119,7 @@ public final class RelayMain {
                 new KafkaBatchSink.Pipelining(engine.maxBatchSize(), config.sinkBatchesInFlight())),
             slots,
             new LeaderLock(
-                engine.jdbcUrl(),
-                engine.databaseUser(),
-                engine.databasePassword(),
+                database,
                 config.standbyLockKey(),
                 config.standbyPollInterval(),
                 config.standbyDeadPeerTimeout()),

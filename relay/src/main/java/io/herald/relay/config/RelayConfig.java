@@ -10,7 +10,6 @@ import io.herald.common.config.ConfigValues;
 import io.herald.common.config.ProcessConfig;
 import io.herald.common.config.Validator;
 import io.herald.common.event.Topics;
-import io.herald.runtime.db.DatabaseConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -400,28 +399,6 @@ public final class RelayConfig extends ProcessConfig {
   /** Predicate names ({@code predicates} for the engine). */
   public List<String> debeziumPredicates() {
     return get(DEBEZIUM_PREDICATES);
-  }
-
-  /**
-   * The captured database as a JDBC connection (for the standby advisory lock and the slot lag
-   * checks), from {@code debezium.source.database.hostname|port|dbname|user|password}: a pool of 2
-   * connections, 5s connect timeout.
-   */
-  public DatabaseConfig database() {
-    Map<String, String> source = debeziumSource();
-    String url =
-        "jdbc:postgresql://"
-            + source.get("database.hostname")
-            + ":"
-            + source.getOrDefault("database.port", "5432")
-            + "/"
-            + source.get("database.dbname");
-    return new DatabaseConfig(
-        url,
-        source.get("database.user"),
-        source.get("database.password"),
-        2,
-        Duration.ofSeconds(5));
   }
 
   /** {@code debezium.source.*}, prefix stripped: connector and engine properties. Holds secrets. */

@@ -1,6 +1,7 @@
 package io.herald.relay.engine;
 
 import io.debezium.schema.SchemaTopicNamingStrategy;
+import io.herald.runtime.db.DatabaseConfig;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -442,8 +443,8 @@ public final class EngineProperties {
   /**
    * The connector's TLS settings the relay's own connections (slot checks, leader lock) use too, as
    * the PostgreSQL driver names them: Debezium's {@code database.sslmode} is the driver's {@code
-   * sslmode}, and so on. {@code database.sslpassword} is not carried into the URL (it would be
-   * logged with it): an encrypted client key works for Debezium's connections only.
+   * sslmode}, and so on. {@code database.sslpassword} goes to the driver apart from the URL, which
+   * is logged ({@link #database}).
    */
   private static final List<String> TLS_SETTINGS =
       List.of("sslmode", "sslrootcert", "sslcert", "sslkey", "sslfactory");
@@ -472,6 +473,22 @@ public final class EngineProperties {
       }
     }
     return url.toString();
+  }
+
+  /**
+   * The captured database for the relay's own connections: the connector's host, database,
+   * credentials and TLS settings ({@link #jdbcUrl()}), with the passphrase of an encrypted client
+   * key ({@code database.sslpassword}) as a secret driver property.
+   */
+  public DatabaseConfig database(int poolSize, Duration connectTimeout) {
+    String keyPassphrase = properties.get("database.sslpassword");
+    return new DatabaseConfig(
+        jdbcUrl(),
+        databaseUser(),
+        databasePassword(),
+        poolSize,
+        connectTimeout,
+        isBlank(keyPassphrase) ? Map.of() : Map.of("sslpassword", keyPassphrase));
   }
 
   public String databaseName() {

@@ -1,5 +1,6 @@
 package io.herald.relay.ha;
 
+import io.herald.runtime.db.DatabaseConfig;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -43,21 +44,19 @@ public final class LeaderLock implements AutoCloseable {
   private volatile Connection connection;
 
   /**
+   * @param database the captured database (only its URL, credentials and secret driver properties
+   *     are used: the lock holds one connection of its own)
    * @param deadPeerTimeout how long PostgreSQL waits on an unresponsive holder before ending its
    *     session (TCP keepalive and {@code tcp_user_timeout}); bounds takeover after a host failure
    */
   public LeaderLock(
-      String jdbcUrl,
-      String user,
-      String password,
-      long key,
-      Duration pollInterval,
-      Duration deadPeerTimeout) {
-    this.jdbcUrl = jdbcUrl;
+      DatabaseConfig database, long key, Duration pollInterval, Duration deadPeerTimeout) {
+    this.jdbcUrl = database.jdbcUrl();
     this.connectionProperties = new Properties();
-    connectionProperties.setProperty("user", user);
-    if (password != null) {
-      connectionProperties.setProperty("password", password);
+    connectionProperties.putAll(database.driverSecrets());
+    connectionProperties.setProperty("user", database.user());
+    if (database.password() != null) {
+      connectionProperties.setProperty("password", database.password());
     }
     connectionProperties.setProperty("tcpKeepAlive", "true");
     connectionProperties.setProperty("ApplicationName", "herald-relay-leader-lock");

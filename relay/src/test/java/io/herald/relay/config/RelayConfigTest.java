@@ -92,16 +92,6 @@ class RelayConfigTest {
   }
 
   @Test
-  void shouldDeriveTheJdbcConnectionFromTheSourceSettings() {
-    RelayConfig config =
-        RelayConfig.load(SHIPPED.file(), Map.of("HERALD_DEBEZIUM_SOURCE_DATABASE_PASSWORD", "pw"));
-
-    assertEquals("jdbc:postgresql://localhost:5432/herald", config.database().jdbcUrl());
-    assertEquals("postgres", config.database().user());
-    assertEquals("pw", config.database().password());
-  }
-
-  @Test
   void shouldFailWhenARequiredSourceKeyIsMissingOrHeadersAreExtended() throws IOException {
     Map<String, String> props = SHIPPED.properties();
     props.remove("debezium.source.slot.name");

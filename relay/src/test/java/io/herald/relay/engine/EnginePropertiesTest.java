@@ -2,7 +2,9 @@ package io.herald.relay.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.entry;
 
+import io.herald.runtime.db.DatabaseConfig;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -193,6 +195,27 @@ class EnginePropertiesTest {
         .isEqualTo(
             "jdbc:postgresql://db:6432/herald?sslmode=verify-full"
                 + "&sslrootcert=%2Fetc%2Fherald%2Fca+root.pem");
+  }
+
+  @Test
+  void shouldGiveTheRelaysOwnConnectionsTheCredentialsAndTheKeyPassphraseOutsideTheUrl() {
+    Map<String, String> source = source();
+    source.put("database.password", "pw");
+    source.put("database.sslmode", "verify-full");
+    source.put("database.sslkey", "/etc/herald/client.pk8");
+    source.put("database.sslpassword", "key-passphrase");
+
+    DatabaseConfig database = build(source).database(2, Duration.ofSeconds(10));
+
+    assertThat(database.jdbcUrl())
+        .isEqualTo(
+            "jdbc:postgresql://db:5432/herald?sslmode=verify-full"
+                + "&sslkey=%2Fetc%2Fherald%2Fclient.pk8");
+    assertThat(database.user()).isEqualTo("relay");
+    assertThat(database.password()).isEqualTo("pw");
+    assertThat(database.driverSecrets()).containsExactly(entry("sslpassword", "key-passphrase"));
+    assertThat(database.poolSize()).isEqualTo(2);
+    assertThat(build(source()).database(2, Duration.ofSeconds(10)).driverSecrets()).isEmpty();
   }
 
   @Test

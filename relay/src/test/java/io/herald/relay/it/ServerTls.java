@@ -75,6 +75,11 @@ final class ServerTls implements AutoCloseable {
     return Optional.of(tls);
   }
 
+  /** The server's certificate (self-signed, CN=localhost): a client's trusted root for it. */
+  Path certificate() {
+    return dataDirectory.resolve(CERT_FILE);
+  }
+
   @Override
   public void close() throws Exception {
     configure(

@@ -1,7 +1,9 @@
 package io.herald.runtime.db;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeSet;
 
 /**
  * How a process reaches its PostgreSQL database. Immutable; {@link #toString()} masks the password,
@@ -12,12 +14,27 @@ import java.util.Objects;
  * @param password the user's password, or null when the server does not ask for one
  * @param poolSize maximum connections the pool opens (it keeps as many open)
  * @param connectTimeout how long a caller waits for a connection before failing
+ * @param driverSecrets PostgreSQL driver properties kept out of the URL because they are secret
+ *     (such as {@code sslpassword}, the passphrase of an encrypted client key), so that the URL can
+ *     be logged; {@link #toString()} shows their names only
  */
 public record DatabaseConfig(
-    String jdbcUrl, String user, String password, int poolSize, Duration connectTimeout) {
+    String jdbcUrl,
+    String user,
+    String password,
+    int poolSize,
+    Duration connectTimeout,
+    Map<String, String> driverSecrets) {
+
+  /** A connection with no secret driver properties. */
+  public DatabaseConfig(
+      String jdbcUrl, String user, String password, int poolSize, Duration connectTimeout) {
+    this(jdbcUrl, user, password, poolSize, connectTimeout, Map.of());
+  }
 
   public DatabaseConfig {
     Objects.requireNonNull(jdbcUrl, "jdbcUrl");
+    driverSecrets = Map.copyOf(Objects.requireNonNull(driverSecrets, "driverSecrets"));
     Objects.requireNonNull(user, "user");
     Objects.requireNonNull(connectTimeout, "connectTimeout");
     if (!jdbcUrl.startsWith("jdbc:postgresql:")) {
@@ -45,6 +62,9 @@ public record DatabaseConfig(
         + poolSize
         + ", connectTimeout="
         + io.herald.common.config.Durations.format(connectTimeout)
+        + (driverSecrets.isEmpty()
+            ? ""
+            : ", driverSecrets=" + new TreeSet<>(driverSecrets.keySet()))
         + "]";
   }
 }

@@ -46,6 +46,7 @@ public final class Databases {
     hikari.addDataSourceProperty("socketTimeout", "300");
     hikari.addDataSourceProperty(
         "connectTimeout", Long.toString(Math.max(1, config.connectTimeout().toSeconds())));
+    config.driverSecrets().forEach(hikari::addDataSourceProperty);
     hikari.setMetricsTrackerFactory(new MicrometerMetricsTrackerFactory(registry));
     return new HikariDataSource(hikari);
   }

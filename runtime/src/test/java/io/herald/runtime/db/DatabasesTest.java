@@ -12,6 +12,7 @@ import io.herald.runtime.ops.HealthCheck;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.ServerSocket;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** No database needed: these tests cover the behaviour while the database is unreachable. */
@@ -80,6 +81,27 @@ class DatabasesTest {
         new DatabaseConfig("jdbc:postgresql://h/db", "u", "very-secret", 1, Duration.ofSeconds(1));
 
     assertFalse(config.toString().contains("very-secret"), config.toString());
+  }
+
+  @Test
+  void shouldGiveTheDriverTheSecretPropertiesButNameThemOnlyInToString() throws Exception {
+    DatabaseConfig config =
+        new DatabaseConfig(
+            "jdbc:postgresql://127.0.0.1:" + closedPort() + "/herald?sslmode=verify-full",
+            "herald",
+            null,
+            1,
+            Duration.ofMillis(500),
+            Map.of("sslpassword", "key-passphrase"));
+    PrometheusMeterRegistry registry = Metrics.newRegistry("test");
+    try (HikariDataSource pool = Databases.pool("relay", config, registry)) {
+
+      assertEquals("key-passphrase", pool.getDataSourceProperties().getProperty("sslpassword"));
+      assertFalse(config.toString().contains("key-passphrase"), config.toString());
+      assertTrue(config.toString().contains("driverSecrets=[sslpassword]"), config.toString());
+    } finally {
+      registry.close();
+    }
   }
 
   @Test
