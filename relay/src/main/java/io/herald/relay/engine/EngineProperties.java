@@ -70,9 +70,10 @@ public final class EngineProperties {
       "org.apache.kafka.connect.storage.KafkaOffsetBackingStore";
   public static final String HEARTBEAT_TABLE = "herald_relay.heartbeat";
 
-  /** The connector the property file names; the engine runs Herald's subclass of it. */
+  /** Debezium's topic naming, whose names {@link CachedTopicNames} keeps. */
   static final String DEBEZIUM_TOPIC_NAMING = SchemaTopicNamingStrategy.class.getName();
 
+  /** The connector the property file names; the engine runs Herald's subclass of it. */
   static final String DEBEZIUM_POSTGRES_CONNECTOR =
       "io.debezium.connector.postgresql.PostgresConnector";
 

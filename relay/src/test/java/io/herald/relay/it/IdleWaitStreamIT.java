@@ -86,6 +86,7 @@ class IdleWaitStreamIT {
     properties.setProperty(
         IdleWaitSocketFactory.FACTORY_PROPERTY, IdleWaitSocketFactory.class.getName());
     properties.setProperty(IdleWaitSocketFactory.ARGUMENT_PROPERTY, idleWait);
+    slots.incrementAndGet();
     Connection connection = DriverManager.getConnection(context.jdbcUrl(), properties);
     try (Statement statement = connection.createStatement();
         ResultSet encrypted =
@@ -101,6 +102,7 @@ class IdleWaitStreamIT {
     return connection;
   }
 
+  /** The slot of the latest {@link #replication} connection. */
   private static String slotName(StackContext context) {
     return context.slot() + "_" + slots.get();
   }
@@ -146,7 +148,6 @@ class IdleWaitStreamIT {
   @ValueSource(strings = {"disable", "require"})
   void shouldReturnARowCommittedWhileTheQuietStreamsReadWaits(String sslMode, StackContext context)
       throws Exception {
-    slots.incrementAndGet();
     try (Connection connection = replication(context, sslMode, "20000,0");
         PGReplicationStream stream = stream(connection, context)) {
       // Committed 300 ms after the read starts: a 1 ms peek would have returned null long before.
@@ -164,7 +165,6 @@ class IdleWaitStreamIT {
   @ValueSource(strings = {"disable", "require"})
   void shouldReturnNothingFromAQuietReadAfterTheIdleWait(String sslMode, StackContext context)
       throws Exception {
-    slots.incrementAndGet();
     try (Connection connection = replication(context, sslMode, "200,0");
         PGReplicationStream stream = stream(connection, context)) {
 
@@ -176,7 +176,6 @@ class IdleWaitStreamIT {
   @ValueSource(strings = {"disable", "require"})
   void shouldKeepTheDriversShortPeekRightAfterData(String sslMode, StackContext context)
       throws Exception {
-    slots.incrementAndGet();
     try (Connection connection = replication(context, sslMode, "20000,1500");
         PGReplicationStream stream = stream(connection, context)) {
       // The stream is quiet for longer than idle-after before this row arrives, so the socket's
