@@ -3,6 +3,7 @@ package io.herald.devstack;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -23,6 +24,21 @@ public interface KafkaBroker {
 
   /** The {@code bootstrap.servers} value for clients. */
   String bootstrapServers();
+
+  /** The user of the SASL/PLAIN listener ({@link #saslPlainBootstrapServers()}). */
+  String SASL_USER = "herald";
+
+  /** The password of {@link #SASL_USER}. */
+  String SASL_PASSWORD = "herald-sasl-test";
+
+  /**
+   * The {@code bootstrap.servers} of a listener that requires SASL/PLAIN authentication ({@code
+   * security.protocol=SASL_PLAINTEXT}, user {@link #SASL_USER}), on the same broker as {@link
+   * #bootstrapServers()}; empty when the broker has none.
+   */
+  default Optional<String> saslPlainBootstrapServers() {
+    return Optional.empty();
+  }
 
   /**
    * Creates a topic with replication factor 1 and waits until the controller has accepted it.

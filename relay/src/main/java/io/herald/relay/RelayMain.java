@@ -60,6 +60,8 @@ public final class RelayMain {
   /** Runs the relay until it stops; returns the exit code. */
   static int run(RelayConfig config) {
     log.info("Relay configuration:\n{}", config.effective().render());
+    Map<String, Object> producer =
+        ProducerSettings.from(config.kafkaProducer(), config.kafkaBootstrapServers());
     EngineProperties engine;
     try {
       engine =
@@ -72,13 +74,12 @@ public final class RelayMain {
                   config.kafkaBootstrapServers(),
                   config.publicationEventsTopic(),
                   config.deliveryEventsTopic())
-              .withStreamIdleWait(config.streamIdleWait(), config.streamIdleAfter());
+              .withStreamIdleWait(config.streamIdleWait(), config.streamIdleAfter())
+              .withKafkaClient(ProducerSettings.clientSettings(producer));
     } catch (IllegalArgumentException e) {
       log.error("Invalid relay configuration: {}", e.getMessage());
       return EXIT_CONFIG;
     }
-    Map<String, Object> producer =
-        ProducerSettings.from(config.kafkaProducer(), config.kafkaBootstrapServers());
     ProcessLifecycle lifecycle = ProcessLifecycle.start("relay");
     Clock clock = Clock.systemUTC();
     PrometheusMeterRegistry registry = Metrics.newRegistry("relay");

@@ -17,6 +17,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -51,15 +52,17 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
   private final String clusterId;
   private final int port;
   private final int controllerPort;
+  private final int saslPort;
   private Process process;
 
-  private EmbeddedKafkaBroker(Path directory, int port, int controllerPort) {
+  private EmbeddedKafkaBroker(Path directory, int port, int controllerPort, int saslPort) {
     this.directory = directory;
     this.configFile = directory.resolve("server.properties");
     this.logFile = directory.resolve("server.log");
     this.clusterId = Uuid.randomUuid().toString();
     this.port = port;
     this.controllerPort = controllerPort;
+    this.saslPort = saslPort;
   }
 
   static EmbeddedKafkaBroker start(Path directory) {
@@ -68,7 +71,11 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
     while (controllerPort == port) {
       controllerPort = FreePort.find();
     }
-    EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(directory, port, controllerPort);
+    int saslPort = FreePort.find();
+    while (saslPort == port || saslPort == controllerPort) {
+      saslPort = FreePort.find();
+    }
+    EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(directory, port, controllerPort, saslPort);
     broker.writeConfig();
     broker.start();
     return broker;
@@ -77,6 +84,11 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
   @Override
   public String bootstrapServers() {
     return HOST + ":" + port;
+  }
+
+  @Override
+  public Optional<String> saslPlainBootstrapServers() {
+    return Optional.of(HOST + ":" + saslPort);
   }
 
   @Override
@@ -167,11 +179,35 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
     s.put("controller.quorum.voters", "1@" + HOST + ":" + controllerPort);
     s.put(
         "listeners",
-        "PLAINTEXT://" + HOST + ":" + port + ",CONTROLLER://" + HOST + ":" + controllerPort);
-    s.put("advertised.listeners", "PLAINTEXT://" + HOST + ":" + port);
+        "PLAINTEXT://"
+            + HOST
+            + ":"
+            + port
+            + ",CONTROLLER://"
+            + HOST
+            + ":"
+            + controllerPort
+            + ",SASL_PLAINTEXT://"
+            + HOST
+            + ":"
+            + saslPort);
+    s.put(
+        "advertised.listeners",
+        "PLAINTEXT://" + HOST + ":" + port + ",SASL_PLAINTEXT://" + HOST + ":" + saslPort);
     s.put("controller.listener.names", "CONTROLLER");
     s.put("inter.broker.listener.name", "PLAINTEXT");
-    s.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+    s.put(
+        "listener.security.protocol.map",
+        "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT");
+    // An authenticated listener, for tests of clients configured for a secured cluster.
+    s.put("sasl.enabled.mechanisms", "PLAIN");
+    s.put(
+        "listener.name.sasl_plaintext.plain.sasl.jaas.config",
+        "org.apache.kafka.common.security.plain.PlainLoginModule required user_"
+            + SASL_USER
+            + "=\""
+            + SASL_PASSWORD
+            + "\";");
     s.put("log.dirs", directory.resolve("logs").toString());
     // Tests create their topics; a typo must fail, not create a topic.
     s.put("auto.create.topics.enable", "false");

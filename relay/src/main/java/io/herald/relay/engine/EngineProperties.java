@@ -381,6 +381,38 @@ public final class EngineProperties {
     return new EngineProperties(p);
   }
 
+  /**
+   * These properties with the sink's Kafka client settings ({@link
+   * ProducerSettings#clientSettings}: security, TLS, SASL) on top, where Debezium's Kafka offset
+   * store reads them: it builds its producer, consumer and admin clients from the engine's own
+   * settings, so without them a secured cluster would take the sink's events and refuse the offsets
+   * (the engine fails at start). They are set once, in {@code debezium.sink.kafka.producer.*}.
+   *
+   * @throws IllegalArgumentException naming each key also set under {@code debezium.source.}
+   */
+  public EngineProperties withKafkaClient(Map<String, ?> clientSettings) {
+    Map<String, String> p = new LinkedHashMap<>(properties);
+    List<String> problems = new ArrayList<>();
+    clientSettings.forEach(
+        (key, value) -> {
+          if (key.equals("bootstrap.servers")) {
+            return; // from relay.kafka.bootstrap-servers, already set
+          }
+          if (properties.containsKey(key)) {
+            problems.add(
+                "debezium.source."
+                    + key
+                    + ": set Kafka client settings once, in debezium.sink.kafka.producer."
+                    + key);
+          }
+          p.put(key, String.valueOf(value));
+        });
+    if (!problems.isEmpty()) {
+      throw new IllegalArgumentException(String.join("; ", problems));
+    }
+    return new EngineProperties(p);
+  }
+
   /** A copy for {@code DebeziumEngine.Builder#using(Properties)}. */
   public Properties toProperties() {
     Properties copy = new Properties();

@@ -151,6 +151,32 @@ class EnginePropertiesTest {
   }
 
   @Test
+  void shouldGiveTheOffsetStoreTheSinksKafkaSecurityAndRefuseASecondCopy() {
+    Map<String, Object> client =
+        Map.of(
+            "bootstrap.servers", "k:9093",
+            "security.protocol", "SASL_SSL",
+            "sasl.mechanism", "SCRAM-SHA-512",
+            "ssl.truststore.location", "/etc/herald/kafka-ca.p12");
+    Map<String, String> alsoInSource = source();
+    alsoInSource.put("security.protocol", "SASL_SSL");
+
+    EngineProperties secured = build(source()).withKafkaClient(client);
+
+    assertThat(secured.get("security.protocol")).isEqualTo("SASL_SSL");
+    assertThat(secured.get("sasl.mechanism")).isEqualTo("SCRAM-SHA-512");
+    assertThat(secured.get("ssl.truststore.location")).isEqualTo("/etc/herald/kafka-ca.p12");
+    assertThat(secured.get("bootstrap.servers"))
+        .as("from relay.kafka.bootstrap-servers")
+        .isEqualTo("k:9092");
+    assertThatThrownBy(() -> build(alsoInSource).withKafkaClient(client))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(
+            "debezium.source.security.protocol: set Kafka client settings once, in"
+                + " debezium.sink.kafka.producer.security.protocol");
+  }
+
+  @Test
   void shouldRefuseAnotherConnector() {
     Map<String, String> source = source();
     source.put("connector.class", "io.debezium.connector.mysql.MySqlConnector");
