@@ -14,6 +14,7 @@ import io.herald.relay.slot.PostgresSlots;
 import io.herald.relay.slot.SlotGapException;
 import io.herald.relay.slot.SlotGuard;
 import io.herald.relay.slot.SlotLagMonitor;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
@@ -154,10 +155,55 @@ public final class RelayProcess implements AutoCloseable {
       if (stopping) {
         return EXIT_OK;
       }
+      endFormerReader();
       engine.start();
+      expireLockWhenIdle();
       return watch(engine);
     } finally {
       lagMonitor.shutdownNow();
+    }
+  }
+
+  /**
+   * A former leader that froze or lost its lock session may still hold the slot through its
+   * walsender until wal_sender_timeout; holding the lock, this relay ends that session instead of
+   * retrying the slot until then. Without the privilege to, Debezium's slot retries wait it out.
+   */
+  private void endFormerReader() {
+    String slotName = settings.engine().slotName();
+    try {
+      slots
+          .endReader()
+          .ifPresent(
+              pid ->
+                  log.warn(
+                      "Slot '{}' was still read by server process {}, a former leader that has not"
+                          + " let go; ended that session so that this relay can stream",
+                      slotName,
+                      pid));
+    } catch (SQLException e) {
+      log.warn(
+          "Could not end the session still reading slot '{}' (SQLState {}); the engine retries the"
+              + " slot until that session ends",
+          slotName,
+          e.getSQLState(),
+          e);
+    }
+  }
+
+  /** See {@link LeaderLock#expireWhenIdle()}; a broken lock session is caught by {@link #watch}. */
+  private void expireLockWhenIdle() {
+    try {
+      if (!lock.expireWhenIdle()) {
+        log.warn(
+            "PostgreSQL before 14 has no idle_session_timeout: a frozen relay (paused process or"
+                + " VM) keeps the leader lock until it resumes or its host vanishes");
+      }
+    } catch (SQLException e) {
+      log.warn(
+          "Could not set idle_session_timeout on the leader lock session (SQLState {})",
+          e.getSQLState(),
+          e);
     }
   }
 

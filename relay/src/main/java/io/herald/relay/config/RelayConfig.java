@@ -7,6 +7,7 @@ import io.herald.common.config.ConfigProblems;
 import io.herald.common.config.ConfigSource;
 import io.herald.common.config.ConfigType;
 import io.herald.common.config.ConfigValues;
+import io.herald.common.config.Durations;
 import io.herald.common.config.ProcessConfig;
 import io.herald.common.config.Validator;
 import io.herald.common.event.Topics;
@@ -66,7 +67,7 @@ public final class RelayConfig extends ProcessConfig {
                   "relay.standby.dead-peer-timeout",
                   ConfigType.DURATION,
                   Duration.ofSeconds(10),
-                  "How long PostgreSQL waits on an unresponsive active relay (TCP keepalive, tcp_user_timeout on the lock connection) before ending its session, freeing the lock for a standby.")
+                  "How long PostgreSQL waits on an unresponsive active relay (TCP keepalive, tcp_user_timeout, and from PostgreSQL 14 idle_session_timeout on the lock connection) before ending its session, freeing the lock for a standby. At least twice relay.standby.poll-interval.")
               .validatedBy(Validator.atLeast(Duration.ofSeconds(1))));
   public static final ConfigKey<Duration> SINK_RETRY_INITIAL_BACKOFF =
       KEYS.define(
@@ -315,13 +316,23 @@ public final class RelayConfig extends ProcessConfig {
         }
       }
     }
+    if (standbyPollInterval().multipliedBy(2).compareTo(standbyDeadPeerTimeout()) > 0) {
+      problems.contradiction(
+          STANDBY_POLL_INTERVAL.name(),
+          Durations.format(standbyPollInterval()),
+          "is more than half of",
+          STANDBY_DEAD_PEER_TIMEOUT.name(),
+          Durations.format(standbyDeadPeerTimeout()),
+          "the streaming relay uses its lock session once per poll interval, and the server ends"
+              + " that session once it has been idle for the dead-peer timeout");
+    }
     if (sinkRetryMaxBackoff().compareTo(sinkRetryInitialBackoff()) < 0) {
       problems.contradiction(
           SINK_RETRY_MAX_BACKOFF.name(),
-          sinkRetryMaxBackoff(),
+          Durations.format(sinkRetryMaxBackoff()),
           "is shorter than",
           SINK_RETRY_INITIAL_BACKOFF.name(),
-          sinkRetryInitialBackoff(),
+          Durations.format(sinkRetryInitialBackoff()),
           null);
     }
     problems.throwIfAny();

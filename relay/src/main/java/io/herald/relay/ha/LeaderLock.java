@@ -99,6 +99,30 @@ public final class LeaderLock implements AutoCloseable {
     return false;
   }
 
+  /**
+   * From now on the server also ends the lock session once it has been idle for {@code
+   * deadPeerTimeout}, so that a frozen leader (a paused process or VM, whose kernel still answers
+   * TCP keepalives) loses the lock too. Called once the engine streams: from then on the owner
+   * calls {@link #stillHeld()} every poll interval, well within the timeout; before, acquiring the
+   * lock and starting the engine do not use the session on a schedule. Needs PostgreSQL 14 ({@code
+   * idle_session_timeout}); on an older server only a vanished host frees the lock.
+   *
+   * @return whether the server applies the timeout
+   */
+  public boolean expireWhenIdle() throws SQLException {
+    Connection held = connection;
+    if (held == null) {
+      throw new IllegalStateException("the leader lock is not held");
+    }
+    if (held.getMetaData().getDatabaseMajorVersion() < 14) {
+      return false;
+    }
+    try (PreparedStatement statement = held.prepareStatement(SET_SQL)) {
+      set(statement, "idle_session_timeout", deadPeerTimeout.toMillis());
+    }
+    return true;
+  }
+
   /** Whether the session holding the lock is still alive (and so still holds it). */
   public boolean stillHeld() {
     try {

@@ -92,6 +92,21 @@ class RelayConfigTest {
   }
 
   @Test
+  void shouldRefuseAStandbyPollThatALiveLeadersLockSessionWouldOutlast() throws IOException {
+    Map<String, String> props = SHIPPED.properties();
+    props.put("relay.standby.poll-interval", "6s");
+
+    ConfigException e = fails(props);
+
+    assertTrue(
+        e.getMessage()
+            .contains(
+                "relay.standby.poll-interval=6s is more than half of"
+                    + " relay.standby.dead-peer-timeout=10s"),
+        e.getMessage());
+  }
+
+  @Test
   void shouldFailWhenARequiredSourceKeyIsMissingOrHeadersAreExtended() throws IOException {
     Map<String, String> props = SHIPPED.properties();
     props.remove("debezium.source.slot.name");

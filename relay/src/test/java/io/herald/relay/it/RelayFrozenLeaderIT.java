@@ -1,0 +1,92 @@
+package io.herald.relay.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.herald.devstack.HeraldIntegrationTest;
+import io.herald.devstack.StackContext;
+import io.herald.relay.RelayProcess;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The streaming relay freezes (SIGSTOP: a paused process or VM). Its kernel still answers TCP
+ * keepalives, so only the lock session's idle timeout frees the lock; the standby takes over, ends
+ * the frozen leader's replication session and streams with nothing lost. Thawed (SIGCONT), the
+ * former leader finds its sessions gone and exits instead of streaming beside the new one.
+ */
+@HeraldIntegrationTest
+class RelayFrozenLeaderIT {
+
+  private static final Duration DEAD_PEER_TIMEOUT = Duration.ofSeconds(3);
+
+  /** The dead-peer timeout, the standby's poll and the engine's start on a busy box. */
+  private static final Duration TAKEOVER_BOUND = Duration.ofSeconds(60);
+
+  @Test
+  void shouldHandOverToTheStandbyWhenTheStreamingRelayFreezes(StackContext context)
+      throws Exception {
+    RelayFixture fixture = new RelayFixture(context, "frozen");
+    Map<String, String> settings =
+        Map.of("relay.standby.dead-peer-timeout", DEAD_PEER_TIMEOUT.toSeconds() + "s");
+    try (EventCollector events = fixture.collect(fixture.publicationEvents);
+        BackgroundWriter writer =
+            new BackgroundWriter(fixture.writerOutbox(10), Scale.of(3_000), 10, 40);
+        RelayFixture.Relay active = fixture.start(settings)) {
+      Awaitility.await()
+          .atMost(Duration.ofMinutes(2))
+          .until(() -> active.get("/health").body().contains("STREAMING"));
+      try (RelayFixture.Relay standby = fixture.start(settings)) {
+        Awaitility.await()
+            .atMost(Duration.ofMinutes(2))
+            .until(() -> standby.get("/health").body().contains("STANDBY"));
+
+        int seenAtFreeze = events.poll().size();
+        signal("STOP", active.process().pid());
+        long frozen = System.nanoTime();
+        Awaitility.await()
+            .atMost(TAKEOVER_BOUND)
+            .pollInterval(Duration.ofMillis(50))
+            .until(() -> standby.get("/health").body().contains("STREAMING"));
+        long streaming = System.nanoTime();
+        Awaitility.await()
+            .atMost(TAKEOVER_BOUND)
+            .pollInterval(Duration.ofMillis(20))
+            .until(() -> events.poll().size() > seenAtFreeze);
+        long firstEvent = System.nanoTime();
+
+        List<UUID> ids = writer.finish();
+        events.awaitIds(ids, Duration.ofMinutes(3));
+        signal("CONT", active.process().pid());
+        int exit = active.process().awaitExit(60);
+        events.drain(Duration.ofSeconds(1));
+        System.out.printf(
+            "RelayFrozenLeaderIT: standby streaming %d ms after the freeze (dead-peer timeout %d"
+                + " s), first event from it after %d ms; thawed leader exited with %d; %d events,"
+                + " %d duplicates%n",
+            Duration.ofNanos(streaming - frozen).toMillis(),
+            DEAD_PEER_TIMEOUT.toSeconds(),
+            Duration.ofNanos(firstEvent - frozen).toMillis(),
+            exit,
+            ids.size(),
+            events.duplicates());
+        assertThat(exit)
+            .as("the thawed former leader's exit code")
+            .isIn(RelayProcess.EXIT_LOST_LEADERSHIP, RelayProcess.EXIT_ENGINE_FAILED);
+        events.assertIdsExactly(ids);
+        events.assertCommitOrderPerKey();
+        assertThat(standby.get("/health").body()).contains("STREAMING");
+      }
+    }
+  }
+
+  private static void signal(String name, long pid) throws IOException, InterruptedException {
+    // The shell's own kill: present wherever a shell is, unlike procps.
+    Process kill = new ProcessBuilder("sh", "-c", "kill -" + name + " " + pid).inheritIO().start();
+    assertThat(kill.waitFor()).as("kill -" + name + " " + pid).isZero();
+  }
+}
