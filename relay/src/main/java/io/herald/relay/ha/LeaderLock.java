@@ -17,12 +17,13 @@ import org.slf4j.LoggerFactory;
  * dedicated connection for as long as the relay streams.
  *
  * <p>PostgreSQL releases the lock the moment the holder's session ends: at once when its process
- * dies (the kernel closes the socket), and within the session's TCP keepalive / user timeout (set
- * below) when its host vanishes. A standby polls {@code pg_try_advisory_lock} every {@code
- * pollInterval}, so it takes over within one interval plus the engine's start. The replication slot
- * itself admits one reader, so even a relay that has not noticed losing its lock cannot stream next
- * to the new leader; the leader checks its lock connection on every {@link #stillHeld()} call and
- * stops streaming when it is gone.
+ * dies (the kernel closes the socket), within the session's TCP keepalive / user timeout (set
+ * below) when its host vanishes, and within its idle timeout when it freezes ({@link
+ * #expireWhenIdle()}). A standby polls {@code pg_try_advisory_lock} every {@code pollInterval}, so
+ * it takes over within one interval plus the engine's start. The replication slot itself admits one
+ * reader, so even a relay that has not noticed losing its lock cannot stream next to the new
+ * leader; the leader checks its lock connection on every {@link #stillHeld()} call and stops
+ * streaming when it is gone.
  *
  * <p>Every relay of one database uses the same key ({@code relay.standby.lock-key}); relays of
  * different databases use different keys or servers. {@link #acquire} and {@link #stillHeld} run on
