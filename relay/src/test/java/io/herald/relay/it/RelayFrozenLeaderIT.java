@@ -47,17 +47,7 @@ class RelayFrozenLeaderIT {
 
         int seenAtFreeze = events.poll().size();
         signal("STOP", active.process().pid());
-        long frozen = System.nanoTime();
-        Awaitility.await()
-            .atMost(TAKEOVER_BOUND)
-            .pollInterval(Duration.ofMillis(50))
-            .until(() -> standby.get("/health").body().contains("STREAMING"));
-        long streaming = System.nanoTime();
-        Awaitility.await()
-            .atMost(TAKEOVER_BOUND)
-            .pollInterval(Duration.ofMillis(20))
-            .until(() -> events.poll().size() > seenAtFreeze);
-        long firstEvent = System.nanoTime();
+        Takeover takeover = Takeover.await(standby, events, seenAtFreeze, TAKEOVER_BOUND);
 
         List<UUID> ids = writer.finish();
         events.awaitIds(ids, Duration.ofMinutes(3));
@@ -68,9 +58,9 @@ class RelayFrozenLeaderIT {
             "RelayFrozenLeaderIT: standby streaming %d ms after the freeze (dead-peer timeout %d"
                 + " s), first event from it after %d ms; thawed leader exited with %d; %d events,"
                 + " %d duplicates%n",
-            Duration.ofNanos(streaming - frozen).toMillis(),
+            takeover.streaming().toMillis(),
             DEAD_PEER_TIMEOUT.toSeconds(),
-            Duration.ofNanos(firstEvent - frozen).toMillis(),
+            takeover.firstEvent().toMillis(),
             exit,
             ids.size(),
             events.duplicates());

@@ -38,25 +38,15 @@ class RelayStandbyIT {
 
         int seenAtKill = events.poll().size();
         active.process().kill();
-        long killed = System.nanoTime();
-        Awaitility.await()
-            .atMost(TAKEOVER_BOUND)
-            .pollInterval(Duration.ofMillis(50))
-            .until(() -> standby.get("/health").body().contains("STREAMING"));
-        long streaming = System.nanoTime();
-        Awaitility.await()
-            .atMost(TAKEOVER_BOUND)
-            .pollInterval(Duration.ofMillis(20))
-            .until(() -> events.poll().size() > seenAtKill);
-        long firstEvent = System.nanoTime();
+        Takeover takeover = Takeover.await(standby, events, seenAtKill, TAKEOVER_BOUND);
 
         List<UUID> ids = writer.finish();
         events.awaitIds(ids, Duration.ofMinutes(3)).drain(Duration.ofSeconds(1));
         System.out.printf(
             "RelayStandbyIT: standby streaming %d ms after the kill, first event from it after %d"
                 + " ms; %d events, %d duplicates%n",
-            Duration.ofNanos(streaming - killed).toMillis(),
-            Duration.ofNanos(firstEvent - killed).toMillis(),
+            takeover.streaming().toMillis(),
+            takeover.firstEvent().toMillis(),
             ids.size(),
             events.duplicates());
         events.assertIdsExactly(ids);
