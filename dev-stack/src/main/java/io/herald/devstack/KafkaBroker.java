@@ -41,6 +41,17 @@ public interface KafkaBroker {
   }
 
   /**
+   * A listener that requires TLS ({@code security.protocol=SSL}) on the same broker, and the
+   * certificate a client trusts for it (PEM, for {@code ssl.truststore.type=PEM}).
+   */
+  record TlsListener(String bootstrapServers, String trustedCertificatePem) {}
+
+  /** The broker's TLS listener; empty when it has none. */
+  default Optional<TlsListener> tlsListener() {
+    return Optional.empty();
+  }
+
+  /**
    * Creates a topic with replication factor 1 and waits until the controller has accepted it.
    *
    * @throws IllegalStateException if the topic exists or the broker refuses or does not answer

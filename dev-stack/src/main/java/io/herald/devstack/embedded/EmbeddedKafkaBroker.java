@@ -1,6 +1,7 @@
 package io.herald.devstack.embedded;
 
 import io.herald.devstack.KafkaBroker;
+import io.herald.devstack.SelfSignedCertificate;
 import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -53,9 +54,17 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
   private final int port;
   private final int controllerPort;
   private final int saslPort;
+  private final int tlsPort;
+  private final SelfSignedCertificate certificate;
   private Process process;
 
-  private EmbeddedKafkaBroker(Path directory, int port, int controllerPort, int saslPort) {
+  private EmbeddedKafkaBroker(
+      Path directory,
+      int port,
+      int controllerPort,
+      int saslPort,
+      int tlsPort,
+      SelfSignedCertificate certificate) {
     this.directory = directory;
     this.configFile = directory.resolve("server.properties");
     this.logFile = directory.resolve("server.log");
@@ -63,19 +72,20 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
     this.port = port;
     this.controllerPort = controllerPort;
     this.saslPort = saslPort;
+    this.tlsPort = tlsPort;
+    this.certificate = certificate;
   }
 
   static EmbeddedKafkaBroker start(Path directory) {
-    int port = FreePort.find();
-    int controllerPort = FreePort.find();
-    while (controllerPort == port) {
-      controllerPort = FreePort.find();
-    }
-    int saslPort = FreePort.find();
-    while (saslPort == port || saslPort == controllerPort) {
-      saslPort = FreePort.find();
-    }
-    EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(directory, port, controllerPort, saslPort);
+    int[] ports = FreePort.distinct(4);
+    EmbeddedKafkaBroker broker =
+        new EmbeddedKafkaBroker(
+            directory,
+            ports[0],
+            ports[1],
+            ports[2],
+            ports[3],
+            SelfSignedCertificate.forLocalhost());
     broker.writeConfig();
     broker.start();
     return broker;
@@ -89,6 +99,11 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
   @Override
   public Optional<String> saslPlainBootstrapServers() {
     return Optional.of(HOST + ":" + saslPort);
+  }
+
+  @Override
+  public Optional<TlsListener> tlsListener() {
+    return Optional.of(new TlsListener(HOST + ":" + tlsPort, certificate.certificatePem()));
   }
 
   @Override
@@ -190,16 +205,35 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
             + ",SASL_PLAINTEXT://"
             + HOST
             + ":"
-            + saslPort);
+            + saslPort
+            + ",SSL://"
+            + HOST
+            + ":"
+            + tlsPort);
     s.put(
         "advertised.listeners",
-        "PLAINTEXT://" + HOST + ":" + port + ",SASL_PLAINTEXT://" + HOST + ":" + saslPort);
+        "PLAINTEXT://"
+            + HOST
+            + ":"
+            + port
+            + ",SASL_PLAINTEXT://"
+            + HOST
+            + ":"
+            + saslPort
+            + ",SSL://"
+            + HOST
+            + ":"
+            + tlsPort);
     s.put("controller.listener.names", "CONTROLLER");
     s.put("inter.broker.listener.name", "PLAINTEXT");
     s.put(
         "listener.security.protocol.map",
-        "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT");
-    // An authenticated listener, for tests of clients configured for a secured cluster.
+        "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SSL:SSL");
+    // A TLS listener with a certificate made for this broker (PEM, inline).
+    s.put("listener.name.ssl.ssl.keystore.type", "PEM");
+    s.put("listener.name.ssl.ssl.keystore.certificate.chain", certificate.certificatePem());
+    s.put("listener.name.ssl.ssl.keystore.key", certificate.privateKeyPem());
+    // Authenticated and encrypted listeners, for tests of clients configured for a secured cluster.
     s.put("sasl.enabled.mechanisms", "PLAIN");
     s.put(
         "listener.name.sasl_plaintext.plain.sasl.jaas.config",

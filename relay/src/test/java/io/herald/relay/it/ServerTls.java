@@ -1,25 +1,20 @@
 package io.herald.relay.it;
 
+import io.herald.devstack.SelfSignedCertificate;
 import io.herald.devstack.StackContext;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.GeneralSecurityException;
-import java.security.KeyStore;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 
 /**
@@ -31,7 +26,6 @@ final class ServerTls implements AutoCloseable {
 
   private static final String CERT_FILE = "herald-test-tls.crt";
   private static final String KEY_FILE = "herald-test-tls.key";
-  private static final char[] STORE_PASSWORD = "herald-test".toCharArray();
 
   private final StackContext context;
   private final Path dataDirectory;
@@ -109,68 +103,14 @@ final class ServerTls implements AutoCloseable {
     return DriverManager.getConnection(context.jdbcUrl(), properties);
   }
 
-  /**
-   * keytool (in every JDK) makes the pair; PostgreSQL wants them as PEM, the key readable by it
-   * only.
-   */
-  private static void writeSelfSignedPair(Path dataDirectory)
-      throws IOException, InterruptedException, GeneralSecurityException {
-    Path work = Files.createTempDirectory("herald-tls");
-    try {
-      Path store = work.resolve("server.p12");
-      Path keytool = Path.of(System.getProperty("java.home"), "bin", "keytool");
-      Process process =
-          new ProcessBuilder(
-                  keytool.toString(),
-                  "-genkeypair",
-                  "-alias",
-                  "server",
-                  "-keyalg",
-                  "RSA",
-                  "-keysize",
-                  "2048",
-                  "-validity",
-                  "2",
-                  "-dname",
-                  "CN=localhost",
-                  "-storetype",
-                  "PKCS12",
-                  "-keystore",
-                  store.toString(),
-                  "-storepass",
-                  new String(STORE_PASSWORD))
-              .redirectErrorStream(true)
-              .start();
-      String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
-        throw new IOException("keytool failed: " + output);
-      }
-      KeyStore keyStore = KeyStore.getInstance("PKCS12");
-      try (InputStream in = Files.newInputStream(store)) {
-        keyStore.load(in, STORE_PASSWORD);
-      }
-      Path key = dataDirectory.resolve(KEY_FILE);
-      Files.deleteIfExists(key);
-      Files.createFile(
-          key, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-      Files.writeString(
-          key, pem("PRIVATE KEY", keyStore.getKey("server", STORE_PASSWORD).getEncoded()));
-      Files.writeString(
-          dataDirectory.resolve(CERT_FILE),
-          pem("CERTIFICATE", keyStore.getCertificate("server").getEncoded()));
-    } finally {
-      try (var files = Files.list(work)) {
-        for (Path file : files.toList()) {
-          Files.delete(file);
-        }
-      }
-      Files.delete(work);
-    }
-  }
-
-  private static String pem(String type, byte[] der) {
-    String body =
-        Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(der);
-    return "-----BEGIN " + type + "-----\n" + body + "\n-----END " + type + "-----\n";
+  /** PostgreSQL wants the key readable by its owner only. */
+  private static void writeSelfSignedPair(Path dataDirectory) throws IOException {
+    SelfSignedCertificate certificate = SelfSignedCertificate.forLocalhost();
+    Path key = dataDirectory.resolve(KEY_FILE);
+    Files.deleteIfExists(key);
+    Files.createFile(
+        key, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    Files.writeString(key, certificate.privateKeyPem());
+    Files.writeString(dataDirectory.resolve(CERT_FILE), certificate.certificatePem());
   }
 }
