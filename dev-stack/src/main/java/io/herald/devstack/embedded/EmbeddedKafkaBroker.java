@@ -192,38 +192,15 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
     s.put("process.roles", "broker,controller");
     s.put("node.id", "1");
     s.put("controller.quorum.voters", "1@" + HOST + ":" + controllerPort);
-    s.put(
-        "listeners",
-        "PLAINTEXT://"
-            + HOST
-            + ":"
-            + port
-            + ",CONTROLLER://"
-            + HOST
-            + ":"
-            + controllerPort
-            + ",SASL_PLAINTEXT://"
-            + HOST
-            + ":"
-            + saslPort
-            + ",SSL://"
-            + HOST
-            + ":"
-            + tlsPort);
-    s.put(
-        "advertised.listeners",
-        "PLAINTEXT://"
-            + HOST
-            + ":"
-            + port
-            + ",SASL_PLAINTEXT://"
-            + HOST
-            + ":"
-            + saslPort
-            + ",SSL://"
-            + HOST
-            + ":"
-            + tlsPort);
+    // Clients' listeners: plain, SASL/PLAIN and TLS, each advertised as it is bound.
+    String clientListeners =
+        String.join(
+            ",",
+            "PLAINTEXT://" + HOST + ":" + port,
+            "SASL_PLAINTEXT://" + HOST + ":" + saslPort,
+            "SSL://" + HOST + ":" + tlsPort);
+    s.put("listeners", clientListeners + ",CONTROLLER://" + HOST + ":" + controllerPort);
+    s.put("advertised.listeners", clientListeners);
     s.put("controller.listener.names", "CONTROLLER");
     s.put("inter.broker.listener.name", "PLAINTEXT");
     s.put(
@@ -233,7 +210,7 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
     s.put("listener.name.ssl.ssl.keystore.type", "PEM");
     s.put("listener.name.ssl.ssl.keystore.certificate.chain", certificate.certificatePem());
     s.put("listener.name.ssl.ssl.keystore.key", certificate.privateKeyPem());
-    // Authenticated and encrypted listeners, for tests of clients configured for a secured cluster.
+    // The SASL listener knows one user (KafkaBroker.SASL_USER), with the PLAIN mechanism.
     s.put("sasl.enabled.mechanisms", "PLAIN");
     s.put(
         "listener.name.sasl_plaintext.plain.sasl.jaas.config",
