@@ -33,9 +33,12 @@ public final class PostgresSlots {
   private static final String REGISTERED_SQL =
       "SELECT consistent_point::text FROM herald_relay.capture_slot WHERE slot_name = ?";
 
+  // The signal is sent from the select list, which PostgreSQL evaluates only for rows that passed
+  // the WHERE clause; as a WHERE condition it could be evaluated before the slot name test and end
+  // the readers of other slots.
   private static final String END_READER_SQL =
-      "SELECT active_pid FROM pg_replication_slots"
-          + " WHERE slot_name = ? AND active_pid IS NOT NULL AND pg_terminate_backend(active_pid)";
+      "SELECT active_pid, pg_terminate_backend(active_pid) FROM pg_replication_slots"
+          + " WHERE slot_name = ? AND active_pid IS NOT NULL";
 
   private final DataSource dataSource;
   private final String slotName;
@@ -97,18 +100,18 @@ public final class PostgresSlots {
   }
 
   /**
-   * Ends the session that reads the slot, if one does, and returns its process id. For the leader
-   * before it streams: holding the lock, any reader is a former leader that has not let go (frozen,
-   * or cut off from its lock session), whose walsender would otherwise keep the slot until {@code
-   * wal_sender_timeout}. Needs the privilege to signal that session (the same role, or {@code
-   * pg_signal_backend}).
+   * Ends the session that reads the slot, if one does, and returns its process id (empty when no
+   * session was signalled). For the leader before it streams: holding the lock, any reader is a
+   * former leader that has not let go (frozen, or cut off from its lock session), whose walsender
+   * would otherwise keep the slot until {@code wal_sender_timeout}. Needs the privilege to signal
+   * that session (the same role, or {@code pg_signal_backend}).
    */
   public Optional<Integer> endReader() throws SQLException {
     try (Connection connection = dataSource.getConnection();
         PreparedStatement statement = connection.prepareStatement(END_READER_SQL)) {
       statement.setString(1, slotName);
       try (ResultSet rows = statement.executeQuery()) {
-        return rows.next() ? Optional.of(rows.getInt(1)) : Optional.empty();
+        return rows.next() && rows.getBoolean(2) ? Optional.of(rows.getInt(1)) : Optional.empty();
       }
     }
   }
