@@ -1,6 +1,6 @@
 package io.herald.consumer;
 
-import io.herald.common.config.ConfigException;
+import io.herald.config.ConfigException;
 import io.herald.consumer.config.ConsumerConfig;
 import io.herald.runtime.process.ProcessLifecycle;
 import java.nio.file.Path;

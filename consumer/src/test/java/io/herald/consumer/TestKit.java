@@ -3,13 +3,13 @@ package io.herald.consumer;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.herald.common.config.ConfigSource;
 import io.herald.common.event.EventHeaders;
 import io.herald.common.event.EventTypes;
 import io.herald.common.event.PublicationKey;
 import io.herald.common.event.PublicationRequested;
 import io.herald.common.id.UuidV7;
 import io.herald.common.json.Json;
+import io.herald.config.ConfigSource;
 import io.herald.consumer.config.ConsumerConfig;
 import io.herald.consumer.delivery.Deliveries;
 import io.herald.consumer.delivery.DeliveryState;

@@ -3,9 +3,9 @@ package io.herald.devstack;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.herald.common.config.ConfigDef;
-import io.herald.common.config.ConfigGroup;
-import io.herald.common.config.ConfigKey;
+import io.herald.config.ConfigDef;
+import io.herald.config.ConfigGroup;
+import io.herald.config.ConfigKey;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;

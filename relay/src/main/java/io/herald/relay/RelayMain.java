@@ -1,8 +1,8 @@
 package io.herald.relay;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.herald.common.config.ConfigException;
 import io.herald.common.json.Json;
+import io.herald.config.ConfigException;
 import io.herald.relay.config.RelayConfig;
 import io.herald.relay.engine.EngineProperties;
 import io.herald.relay.engine.ProducerSettings;

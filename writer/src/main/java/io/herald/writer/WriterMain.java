@@ -1,6 +1,6 @@
 package io.herald.writer;
 
-import io.herald.common.config.ConfigException;
+import io.herald.config.ConfigException;
 import io.herald.runtime.process.ProcessLifecycle;
 import io.herald.writer.config.WriterConfig;
 import java.nio.file.Path;

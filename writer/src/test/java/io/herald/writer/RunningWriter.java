@@ -1,6 +1,6 @@
 package io.herald.writer;
 
-import io.herald.common.config.ConfigSource;
+import io.herald.config.ConfigSource;
 import io.herald.devstack.StackContext;
 import io.herald.writer.auth.TenantTokens;
 import io.herald.writer.config.WriterConfig;

@@ -3,7 +3,7 @@ package io.herald.writer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.herald.common.config.ConfigSource;
+import io.herald.config.ConfigSource;
 import io.herald.writer.auth.TenantTokens;
 import io.herald.writer.config.WriterConfig;
 import java.net.ServerSocket;

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.herald.common.config.ConfigException;
-import io.herald.common.config.ConfigSource;
+import io.herald.config.ConfigException;
+import io.herald.config.ConfigSource;
 import io.herald.devstack.ShippedConfig;
 import java.io.IOException;
 import java.time.Duration;

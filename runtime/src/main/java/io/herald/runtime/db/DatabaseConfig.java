@@ -53,7 +53,7 @@ public record DatabaseConfig(
   @Override
   public String toString() {
     return "DatabaseConfig[jdbcUrl="
-        + io.herald.common.config.EffectiveConfig.maskEmbedded(jdbcUrl)
+        + io.herald.config.EffectiveConfig.maskEmbedded(jdbcUrl)
         + ", user="
         + user
         + ", password="
@@ -61,7 +61,7 @@ public record DatabaseConfig(
         + ", poolSize="
         + poolSize
         + ", connectTimeout="
-        + io.herald.common.config.Durations.format(connectTimeout)
+        + io.herald.config.Durations.format(connectTimeout)
         + (driverSecrets.isEmpty()
             ? ""
             : ", driverSecrets=" + new TreeSet<>(driverSecrets.keySet()))

@@ -1,10 +1,10 @@
 package io.herald.runtime.db;
 
-import io.herald.common.config.ConfigDef;
-import io.herald.common.config.ConfigKey;
-import io.herald.common.config.ConfigType;
-import io.herald.common.config.ConfigValues;
-import io.herald.common.config.Validator;
+import io.herald.config.ConfigDef;
+import io.herald.config.ConfigKey;
+import io.herald.config.ConfigType;
+import io.herald.config.ConfigValues;
+import io.herald.config.Validator;
 import java.time.Duration;
 
 /**

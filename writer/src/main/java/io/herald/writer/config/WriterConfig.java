@@ -1,15 +1,15 @@
 package io.herald.writer.config;
 
-import io.herald.common.config.ConfigDef;
-import io.herald.common.config.ConfigException;
-import io.herald.common.config.ConfigGroup;
-import io.herald.common.config.ConfigKey;
-import io.herald.common.config.ConfigProblems;
-import io.herald.common.config.ConfigSource;
-import io.herald.common.config.ConfigType;
-import io.herald.common.config.ConfigValues;
-import io.herald.common.config.ProcessConfig;
-import io.herald.common.config.Validator;
+import io.herald.config.ConfigDef;
+import io.herald.config.ConfigException;
+import io.herald.config.ConfigGroup;
+import io.herald.config.ConfigKey;
+import io.herald.config.ConfigProblems;
+import io.herald.config.ConfigSource;
+import io.herald.config.ConfigType;
+import io.herald.config.ConfigValues;
+import io.herald.config.ProcessConfig;
+import io.herald.config.Validator;
 import io.herald.runtime.db.DatabaseConfig;
 import io.herald.runtime.db.DatabaseKeys;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package io.herald.writer.status;
 
-import io.herald.common.config.ConfigException;
+import io.herald.config.ConfigException;
 import io.herald.writer.config.WriterConfig;
 import java.time.Duration;
 import java.util.ArrayList;

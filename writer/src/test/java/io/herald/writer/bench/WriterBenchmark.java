@@ -1,9 +1,9 @@
 package io.herald.writer.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.herald.common.config.ConfigSource;
 import io.herald.common.event.EventTypes;
 import io.herald.common.event.PublicationKey;
+import io.herald.config.ConfigSource;
 import io.herald.devstack.HeraldStack;
 import io.herald.devstack.PostgresServer;
 import io.herald.runtime.db.Databases;

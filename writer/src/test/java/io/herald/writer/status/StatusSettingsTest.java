@@ -3,8 +3,8 @@ package io.herald.writer.status;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.herald.common.config.ConfigException;
-import io.herald.common.config.ConfigSource;
+import io.herald.config.ConfigException;
+import io.herald.config.ConfigSource;
 import io.herald.writer.config.WriterConfig;
 import java.time.Duration;
 import java.util.HashMap;

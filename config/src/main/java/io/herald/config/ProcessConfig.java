@@ -1,4 +1,4 @@
-package io.herald.common.config;
+package io.herald.config;
 
 /**
  * What every process configuration ({@code WriterConfig}, {@code RelayConfig}, {@code

@@ -1,4 +1,4 @@
-package io.herald.common.config;
+package io.herald.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

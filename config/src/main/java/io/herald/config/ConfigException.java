@@ -1,4 +1,4 @@
-package io.herald.common.config;
+package io.herald.config;
 
 import java.util.List;
 
