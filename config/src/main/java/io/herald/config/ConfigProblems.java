@@ -65,6 +65,26 @@ public final class ConfigProblems {
   }
 
   /**
+   * Refuses a pass-through setting that Herald sets itself, whatever its value ({@code
+   * kafka.consumer.enable.auto.commit=true is set by Herald: reason}). The one pass-through policy
+   * of every process: a guarantee never rests on a setting a user can quietly override, and a
+   * setting Herald has a key for is stated once, under that key.
+   *
+   * @param prefix the pass-through prefix ({@code kafka.consumer.})
+   * @param passThrough the settings under {@code prefix}, prefix stripped
+   * @param name the third-party setting ({@code enable.auto.commit})
+   * @param reason why Herald owns it, or which key sets it instead
+   */
+  public ConfigProblems ownedByHerald(
+      String prefix, Map<String, String> passThrough, String name, String reason) {
+    String passed = passThrough.get(name);
+    if (passed != null) {
+      add(assignment(prefix + name, passed) + " is set by Herald: " + reason);
+    }
+    return this;
+  }
+
+  /**
    * @throws ConfigException naming every recorded problem, if there is any
    */
   public void throwIfAny() {

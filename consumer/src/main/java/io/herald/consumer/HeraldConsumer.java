@@ -10,7 +10,6 @@ import io.herald.consumer.destination.DestinationConfig;
 import io.herald.consumer.dispatch.Backoff;
 import io.herald.consumer.dispatch.DispatchSettings;
 import io.herald.consumer.dispatch.Dispatcher;
-import io.herald.consumer.inbox.ListenerSettings;
 import io.herald.consumer.inbox.PublicationListener;
 import io.herald.consumer.ops.ConsumerMetrics;
 import io.herald.consumer.ops.OperatorApiHandler;
@@ -20,6 +19,7 @@ import io.herald.consumer.reconcile.Reconciler;
 import io.herald.consumer.retention.RetentionPurger;
 import io.herald.consumer.retention.RetentionSettings;
 import io.herald.runtime.db.Databases;
+import io.herald.runtime.inbox.InboxLoop;
 import io.herald.runtime.metrics.Metrics;
 import io.herald.runtime.ops.HealthCheck;
 import io.herald.runtime.ops.OpsServer;
@@ -130,15 +130,9 @@ public final class HeraldConsumer implements AutoCloseable {
               metrics);
       PublicationListener listener =
           new PublicationListener(
-              new ListenerSettings(
-                  config.kafkaBootstrapServers(),
-                  config.publicationEventsTopic(),
-                  config.dlqTopic(),
-                  config.groupId(),
-                  Duration.ofMillis(500),
-                  Duration.ofSeconds(2),
-                  config.kafkaConsumer(),
-                  config.kafkaProducer()),
+              config.inbox(),
+              config.dlqTopic(),
+              config.kafkaProducer(),
               deliveries,
               ids,
               clock,
@@ -151,7 +145,15 @@ public final class HeraldConsumer implements AutoCloseable {
               .host(config.opsHost())
               .port(config.opsPort())
               .healthCheck(Databases.healthCheck("database", pool))
-              .healthCheck(loopCheck("listener", () -> listener.healthy(HEALTH_SILENCE)))
+              .healthCheck(
+                  HealthCheck.of(
+                      "listener",
+                      () -> {
+                        InboxLoop.Health health = listener.health();
+                        return health.degraded()
+                            ? HealthCheck.Status.down(health.detail())
+                            : HealthCheck.Status.up(health.detail());
+                      }))
               .healthCheck(loopCheck("dispatcher", () -> dispatcher.healthy(HEALTH_SILENCE)))
               .healthCheck(
                   loopCheck(

@@ -15,10 +15,12 @@ import io.herald.config.ProcessConfig;
 import io.herald.config.Validator;
 import io.herald.runtime.db.DatabaseConfig;
 import io.herald.runtime.db.DatabaseKeys;
+import io.herald.runtime.inbox.InboxSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -376,8 +378,22 @@ public final class ConsumerConfig extends ProcessConfig {
 
   private static final ConfigDef DEF = KEYS.build(); // keep last: defining after build fails
 
+  /** Dead-letter producer settings the guarantees rest on (besides bootstrap.servers). */
+  private static final List<String> DEAD_LETTER_OWNED =
+      List.of("acks", "enable.idempotence", "key.serializer", "value.serializer");
+
+  /** How long the listener's poll waits for records. */
+  private static final Duration LISTENER_POLL_TIMEOUT = Duration.ofMillis(500);
+
+  /** Pause after a failed intake batch before it is read again. */
+  private static final Duration LISTENER_FAILURE_BACKOFF = Duration.ofSeconds(2);
+
+  /** No poll or broker contact for this long marks the listener down on /health. */
+  public static final Duration LISTENER_MAX_SILENCE = Duration.ofMinutes(2);
+
   private final DatabaseConfig database;
   private final Map<String, Destination> destinations;
+  private final InboxSettings inbox;
 
   private ConsumerConfig(ConfigValues values) {
     super(values);
@@ -400,6 +416,19 @@ public final class ConsumerConfig extends ProcessConfig {
                         v.find(DESTINATION_AUTH_TOKEN))));
     this.destinations = Collections.unmodifiableMap(map);
     validate();
+    this.inbox =
+        new InboxSettings(
+            "publication events",
+            kafkaBootstrapServers(),
+            publicationEventsTopic(),
+            groupId(),
+            "herald-consumer-" + groupId(),
+            null,
+            LISTENER_POLL_TIMEOUT,
+            LISTENER_FAILURE_BACKOFF,
+            LISTENER_MAX_SILENCE,
+            "herald.consumer.listener",
+            kafkaConsumer());
   }
 
   /** Reads {@code file} with {@code env} overrides ({@code System.getenv()} in production). */
@@ -472,29 +501,50 @@ public final class ConsumerConfig extends ProcessConfig {
               + ": no destination configured; every delivery would fail");
     }
     String setOnce = "set it once, in ";
+    String committedAfterDb =
+        "offsets are committed only after the database commit, and records are read as bytes";
+    Map<String, String> consumer = kafkaConsumer();
     problems
-        .passThroughAgrees(
+        .ownedByHerald(
             KAFKA_CONSUMER,
-            kafkaConsumer(),
+            consumer,
             "bootstrap.servers",
-            KAFKA_BOOTSTRAP_SERVERS,
-            kafkaBootstrapServers(),
-            setOnce + KAFKA_BOOTSTRAP_SERVERS.name())
-        .passThroughAgrees(
+            setOnce
+                + ConfigProblems.assignment(
+                    KAFKA_BOOTSTRAP_SERVERS.name(), kafkaBootstrapServers()))
+        .ownedByHerald(
             KAFKA_CONSUMER,
-            kafkaConsumer(),
+            consumer,
             "group.id",
-            KAFKA_GROUP_ID,
-            groupId(),
-            setOnce + KAFKA_GROUP_ID.name())
-        .passThroughAgrees(
-            KAFKA_PRODUCER,
-            kafkaProducer(),
-            "bootstrap.servers",
-            KAFKA_BOOTSTRAP_SERVERS,
-            kafkaBootstrapServers(),
-            setOnce + KAFKA_BOOTSTRAP_SERVERS.name())
-        .throwIfAny();
+            setOnce + ConfigProblems.assignment(KAFKA_GROUP_ID.name(), groupId()));
+    for (String owned : InboxSettings.OWNED.stream().sorted().toList()) {
+      if (!owned.equals("bootstrap.servers") && !owned.equals("group.id")) {
+        problems.ownedByHerald(KAFKA_CONSUMER, consumer, owned, committedAfterDb);
+      }
+    }
+    problems.ownedByHerald(
+        KAFKA_PRODUCER,
+        kafkaProducer(),
+        "bootstrap.servers",
+        setOnce
+            + ConfigProblems.assignment(KAFKA_BOOTSTRAP_SERVERS.name(), kafkaBootstrapServers()));
+    for (String owned : DEAD_LETTER_OWNED) {
+      problems.ownedByHerald(
+          KAFKA_PRODUCER,
+          kafkaProducer(),
+          owned,
+          "a dead letter is acknowledged by every in-sync replica, once, before the offsets pass it");
+    }
+    if (publicationEventsTopic().equals(dlqTopic())) {
+      problems.contradiction(
+          TOPIC_DLQ.name(),
+          dlqTopic(),
+          "equals",
+          TOPIC_PUBLICATION_EVENTS.name(),
+          publicationEventsTopic(),
+          "dead letters would be read again as events");
+    }
+    problems.throwIfAny();
   }
 
   public String opsHost() {
@@ -637,6 +687,11 @@ public final class ConsumerConfig extends ProcessConfig {
   /** The operator API's bearer token; empty when the API is disabled. */
   public Optional<String> operatorToken() {
     return values().find(OPS_OPERATOR_TOKEN);
+  }
+
+  /** How the listener reads {@code consumer.topics.publication-events}. */
+  public InboxSettings inbox() {
+    return inbox;
   }
 
   /** Destinations by name (the {@code destination} field of publication requests). */

@@ -2,6 +2,7 @@ package io.herald.consumer.delivery;
 
 import io.herald.common.event.PublicationKey;
 import io.herald.common.event.PublicationRequested;
+import io.herald.runtime.db.Transactions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

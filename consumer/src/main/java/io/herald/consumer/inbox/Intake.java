@@ -3,7 +3,7 @@ package io.herald.consumer.inbox;
 import io.herald.consumer.delivery.Deliveries;
 import io.herald.consumer.delivery.IntakeResult;
 import io.herald.consumer.delivery.NewDelivery;
-import io.herald.consumer.delivery.Transactions;
+import io.herald.runtime.db.Transactions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -29,11 +29,11 @@ final class Intake {
 
   /** What happened to one record. */
   sealed interface Result {
-    Decoded.Valid input();
+    Received input();
 
-    record Redelivered(Decoded.Valid input) implements Result {}
+    record Redelivered(Received input) implements Result {}
 
-    record Accepted(Decoded.Valid input, IntakeResult intake) implements Result {}
+    record Accepted(Received input, IntakeResult intake) implements Result {}
   }
 
   private final Deliveries deliveries;
@@ -44,19 +44,19 @@ final class Intake {
     this.ids = ids;
   }
 
-  List<Result> accept(List<Decoded.Valid> records) throws SQLException {
+  List<Result> accept(List<Received> records) throws SQLException {
     return Transactions.inTransaction(
         deliveries.dataSource(),
         connection -> {
           List<Result> results = new ArrayList<>(records.size());
-          for (Decoded.Valid record : records) {
+          for (Received record : records) {
             results.add(acceptOne(connection, record));
           }
           return results;
         });
   }
 
-  private Result acceptOne(Connection connection, Decoded.Valid record) throws SQLException {
+  private Result acceptOne(Connection connection, Received record) throws SQLException {
     try (PreparedStatement inbox = connection.prepareStatement(INBOX_INSERT)) {
       inbox.setObject(1, record.messageId());
       inbox.setString(2, HANDLER);

@@ -6,6 +6,7 @@ import io.herald.common.event.EventTypes;
 import io.herald.common.event.PublicationRequested;
 import io.herald.common.json.Json;
 import io.herald.common.trace.TraceContext;
+import io.herald.runtime.inbox.Decoded;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
@@ -21,44 +22,44 @@ import org.apache.kafka.common.header.Header;
  */
 final class RecordDecoder {
 
-  Decoded decode(ConsumerRecord<byte[], byte[]> record) {
+  Decoded<Received> decode(ConsumerRecord<byte[], byte[]> record) {
     String id = header(record, EventHeaders.ID);
     if (id == null) {
-      return new Decoded.Invalid(
+      return new Decoded.Invalid<>(
           record, "missing_id", "header '" + EventHeaders.ID + "' is missing");
     }
     UUID messageId;
     try {
       messageId = UUID.fromString(id);
     } catch (IllegalArgumentException e) {
-      return new Decoded.Invalid(record, "invalid_id", "header 'id' is not a UUID: " + id);
+      return new Decoded.Invalid<>(record, "invalid_id", "header 'id' is not a UUID: " + id);
     }
     String eventType = header(record, EventHeaders.EVENT_TYPE);
     if (!EventTypes.PUBLICATION_REQUESTED.equals(eventType)) {
-      return new Decoded.Invalid(
+      return new Decoded.Invalid<>(
           record,
           "unexpected_event_type",
           "header 'eventType' is " + eventType + ", expected " + EventTypes.PUBLICATION_REQUESTED);
     }
     if (record.value() == null) {
-      return new Decoded.Invalid(record, "invalid_json", "record value is empty (tombstone)");
+      return new Decoded.Invalid<>(record, "invalid_json", "record value is empty (tombstone)");
     }
     JsonNode json;
     try {
       json = Json.mapper().readTree(record.value());
     } catch (IOException e) {
-      return new Decoded.Invalid(
+      return new Decoded.Invalid<>(
           record, "invalid_json", "value is not valid JSON: " + e.getMessage());
     }
     PublicationRequested request;
     try {
       request = PublicationRequested.fromJson(json);
     } catch (IllegalArgumentException | NullPointerException e) {
-      return new Decoded.Invalid(record, "invalid_event", e.getMessage());
+      return new Decoded.Invalid<>(record, "invalid_event", e.getMessage());
     }
     String tenant = header(record, EventHeaders.TENANT);
     if (!request.key().tenant().equals(tenant)) {
-      return new Decoded.Invalid(
+      return new Decoded.Invalid<>(
           record,
           "tenant_mismatch",
           "header 'tenant' is " + tenant + " but the event is for " + request.key().tenant());
@@ -66,7 +67,7 @@ final class RecordDecoder {
     String key = record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8);
     if (!request.key().aggregateId().equals(key)) {
       // The key decides the partition and so the order of revisions (guarantee 5).
-      return new Decoded.Invalid(
+      return new Decoded.Invalid<>(
           record,
           "key_mismatch",
           "record key is " + key + " but the event's aggregate is " + request.key().aggregateId());
@@ -74,12 +75,13 @@ final class RecordDecoder {
     Optional<TraceContext> trace =
         Optional.ofNullable(header(record, EventHeaders.TRACEPARENT))
             .flatMap(tp -> TraceContext.parse(tp, header(record, EventHeaders.TRACESTATE)));
-    return new Decoded.Valid(
+    return new Decoded.Valid<>(
         record,
-        messageId,
-        request,
-        trace.map(TraceContext::traceparent).orElse(null),
-        trace.map(TraceContext::tracestate).orElse(null));
+        new Received(
+            messageId,
+            request,
+            trace.map(TraceContext::traceparent).orElse(null),
+            trace.map(TraceContext::tracestate).orElse(null)));
   }
 
   /** The last value of a header as a plain string; tolerates a JSON-quoted value. */

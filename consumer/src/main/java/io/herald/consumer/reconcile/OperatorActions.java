@@ -3,7 +3,7 @@ package io.herald.consumer.reconcile;
 import io.herald.consumer.delivery.Deliveries;
 import io.herald.consumer.delivery.Deliveries.OperatorChange;
 import io.herald.consumer.delivery.DeliveryState;
-import io.herald.consumer.delivery.Transactions;
+import io.herald.runtime.db.Transactions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;

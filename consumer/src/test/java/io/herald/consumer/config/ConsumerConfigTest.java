@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.herald.config.ConfigException;
 import io.herald.config.ConfigSource;
 import io.herald.devstack.ShippedConfig;
+import io.herald.runtime.inbox.InboxLoop;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
@@ -30,12 +31,43 @@ class ConsumerConfigTest {
     assertEquals(8083, config.opsPort());
     assertEquals("herald-consumer", config.groupId());
     assertEquals(Duration.ofMinutes(2), config.lease());
-    assertEquals("false", config.kafkaConsumer().get("enable.auto.commit"));
+    assertEquals("false", InboxLoop.consumerProperties(config.inbox()).get("enable.auto.commit"));
     assertEquals(2, config.destinations().size());
     ConsumerConfig.Destination a = config.destinations().get("dest-a");
     assertTrue(a.idempotencyKeySupported());
     assertEquals(Duration.ofSeconds(30), a.readTimeout());
     assertEquals(Optional.empty(), a.authToken());
+  }
+
+  @Test
+  void shouldRefuseClientSettingsHeraldOwnsUnderThePassThroughPrefixes() throws IOException {
+    Map<String, String> props = SHIPPED.properties();
+    props.put("kafka.consumer.enable.auto.commit", "true");
+    props.put("kafka.consumer.value.deserializer", "com.example.Json");
+    props.put("kafka.producer.acks", "1");
+
+    ConfigException e = fails(props);
+
+    assertTrue(
+        e.getMessage().contains("kafka.consumer.enable.auto.commit=true is set by Herald"),
+        e.getMessage());
+    assertTrue(
+        e.getMessage()
+            .contains("kafka.consumer.value.deserializer=com.example.Json is set by Herald"),
+        e.getMessage());
+    assertTrue(e.getMessage().contains("kafka.producer.acks=1 is set by Herald"), e.getMessage());
+  }
+
+  @Test
+  void shouldRefuseADeadLetterTopicThatIsTheEventTopic() throws IOException {
+    Map<String, String> props = SHIPPED.properties();
+    props.put("consumer.topics.dlq", "herald.publication.events");
+
+    ConfigException e = fails(props);
+
+    assertTrue(
+        e.getMessage().contains("consumer.topics.dlq=herald.publication.events equals"),
+        e.getMessage());
   }
 
   @Test

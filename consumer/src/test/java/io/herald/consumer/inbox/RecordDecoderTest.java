@@ -10,6 +10,7 @@ import io.herald.common.event.EventTypes;
 import io.herald.common.event.PublicationKey;
 import io.herald.common.event.PublicationRequested;
 import io.herald.common.json.Json;
+import io.herald.runtime.inbox.Decoded;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.UUID;
@@ -30,7 +31,8 @@ class RecordDecoderTest {
     ConsumerRecord<byte[], byte[]> record = record(key.aggregateId(), value(), id.toString(), "t1");
     record.headers().add(EventHeaders.TRACEPARENT, TRACEPARENT.getBytes(StandardCharsets.UTF_8));
 
-    Decoded.Valid valid = assertInstanceOf(Decoded.Valid.class, decoder.decode(record));
+    Received valid =
+        (Received) assertInstanceOf(Decoded.Valid.class, decoder.decode(record)).value();
 
     assertEquals(id, valid.messageId());
     assertEquals(key, valid.request().key());
@@ -43,7 +45,9 @@ class RecordDecoderTest {
         record(key.aggregateId(), value(), UUID.randomUUID().toString(), "t1");
     record.headers().add(EventHeaders.TRACEPARENT, "garbage".getBytes(StandardCharsets.UTF_8));
 
-    assertNull(assertInstanceOf(Decoded.Valid.class, decoder.decode(record)).traceParent());
+    Received valid =
+        (Received) assertInstanceOf(Decoded.Valid.class, decoder.decode(record)).value();
+    assertNull(valid.traceParent());
   }
 
   @Test
@@ -78,7 +82,7 @@ class RecordDecoderTest {
   }
 
   private void assertReason(String reason, ConsumerRecord<byte[], byte[]> record) {
-    Decoded.Invalid invalid = assertInstanceOf(Decoded.Invalid.class, decoder.decode(record));
+    Decoded.Invalid<?> invalid = assertInstanceOf(Decoded.Invalid.class, decoder.decode(record));
     assertEquals(reason, invalid.reason(), invalid.detail());
   }
 

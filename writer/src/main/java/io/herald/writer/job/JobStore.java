@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.herald.common.event.PublicationKey;
+import io.herald.runtime.db.SqlFailure;
+import io.herald.runtime.db.Transactions;
 import io.herald.writer.outbox.OutboxEvent;
 import io.herald.writer.outbox.OutboxWriter;
 import io.herald.writer.outbox.PublicationEvents;
@@ -173,65 +175,36 @@ public final class JobStore {
     // Microseconds: what timestamptz stores, so a created job equals the same job read back.
     Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
 
-    try (Connection connection = dataSource.getConnection()) {
-      connection.setAutoCommit(false);
-      try {
-        List<PublicationJob> candidates = new ArrayList<>(order.length);
-        for (Integer i : order) {
-          candidates.add(newJob(intents.get(i), now));
-        }
-        int[] inserted = insertJobs(connection, candidates);
-
-        Reservation[] answers = new Reservation[intents.size()];
-        List<OutboxEvent> events = new ArrayList<>();
-        for (int k = 0; k < order.length; k++) {
-          PublicationJob candidate = candidates.get(k);
-          if (inserted[k] == 1) {
-            answers[order[k]] = new Reservation.Created(candidate);
-            events.add(PublicationEvents.requested(ids.get(), candidate));
-          } else if (inserted[k] == 0) {
-            answers[order[k]] = compareWithStored(connection, candidate);
-          } else {
-            throw new IllegalStateException(
-                "INSERT ... ON CONFLICT DO NOTHING reported "
-                    + inserted[k]
-                    + " rows for key "
-                    + candidate.key()
-                    + "; the JDBC URL must not set reWriteBatchedInserts=true");
+    return Transactions.inTransaction(
+        dataSource,
+        connection -> {
+          List<PublicationJob> candidates = new ArrayList<>(order.length);
+          for (Integer i : order) {
+            candidates.add(newJob(intents.get(i), now));
           }
-        }
-        outbox.append(connection, events);
-        connection.commit();
-        return List.of(answers);
-      } catch (SQLException | RuntimeException e) {
-        rollback(connection, e);
-        throw e;
-      } catch (AssertionError e) {
-        SQLException lost = connectionLostInBatch(e, connection);
-        rollback(connection, lost);
-        throw lost;
-      }
-    }
-  }
+          int[] inserted = insertJobs(connection, candidates);
 
-  /**
-   * pgjdbc 42.7 reports a connection that breaks during {@code executeBatch} as an {@link
-   * AssertionError} ("getAutoCommit() should not throw", with "This connection has been closed" as
-   * a suppressed exception). That is an unavailable database, not a bug: when the connection is
-   * indeed no longer valid, turn it into a connection-failure SQLException (SQLState 08006) so it
-   * is classified like every other one. Any other AssertionError is rethrown.
-   */
-  private static SQLException connectionLostInBatch(AssertionError error, Connection connection) {
-    boolean valid;
-    try {
-      valid = connection.isValid(1);
-    } catch (SQLException e) {
-      valid = false;
-    }
-    if (valid) {
-      throw error;
-    }
-    return new SQLException("connection lost during a batch statement", "08006", error);
+          Reservation[] answers = new Reservation[intents.size()];
+          List<OutboxEvent> events = new ArrayList<>();
+          for (int k = 0; k < order.length; k++) {
+            PublicationJob candidate = candidates.get(k);
+            if (inserted[k] == 1) {
+              answers[order[k]] = new Reservation.Created(candidate);
+              events.add(PublicationEvents.requested(ids.get(), candidate));
+            } else if (inserted[k] == 0) {
+              answers[order[k]] = compareWithStored(connection, candidate);
+            } else {
+              throw new IllegalStateException(
+                  "INSERT ... ON CONFLICT DO NOTHING reported "
+                      + inserted[k]
+                      + " rows for key "
+                      + candidate.key()
+                      + "; the JDBC URL must not set reWriteBatchedInserts=true");
+            }
+          }
+          outbox.append(connection, events);
+          return List.of(answers);
+        });
   }
 
   private PublicationJob newJob(PublicationIntent intent, Instant now) {
@@ -348,15 +321,6 @@ public final class JobStore {
       throw new IllegalStateException("stored job content is not a JSON object");
     } catch (JsonProcessingException e) {
       throw new UncheckedIOException("stored job content is not JSON", e);
-    }
-  }
-
-  private static void rollback(Connection connection, Exception cause) {
-    try {
-      connection.rollback();
-    } catch (SQLException rollbackFailure) {
-      // The connection is probably gone; the server rolls back on its own. Keep both for the log.
-      cause.addSuppressed(rollbackFailure);
     }
   }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.herald.common.event.EventHeaders;
 import io.herald.common.event.EventTypes;
 import io.herald.common.event.PublicationKey;
+import io.herald.runtime.inbox.Decoded;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -60,7 +61,7 @@ final class StatusDecoder {
     this.mapper = mapper;
   }
 
-  Decoded decode(ConsumerRecord<byte[], byte[]> record) {
+  Decoded<StatusEvent> decode(ConsumerRecord<byte[], byte[]> record) {
     String id = header(record, EventHeaders.ID);
     if (id == null) {
       return invalid(record, "missing_id", "header '" + EventHeaders.ID + "' is missing");
@@ -131,7 +132,7 @@ final class StatusDecoder {
           "key_mismatch",
           "record key is " + recordKey + " but the event's aggregate is " + key.aggregateId());
     }
-    return new Decoded.Valid(record, event);
+    return new Decoded.Valid<>(record, event);
   }
 
   /** The last value of a header as a plain string; tolerates a JSON-quoted value. */
@@ -140,8 +141,9 @@ final class StatusDecoder {
     return header == null ? null : EventHeaders.decode(header.value());
   }
 
-  private static Decoded invalid(ConsumerRecord<byte[], byte[]> record, String reason, String d) {
-    return new Decoded.Invalid(record, reason, d);
+  private static Decoded<StatusEvent> invalid(
+      ConsumerRecord<byte[], byte[]> record, String reason, String d) {
+    return new Decoded.Invalid<>(record, reason, d);
   }
 
   /** A required string field. */

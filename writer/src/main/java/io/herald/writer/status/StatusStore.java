@@ -1,6 +1,6 @@
 package io.herald.writer.status;
 
-import java.sql.Connection;
+import io.herald.runtime.db.Transactions;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -89,30 +89,23 @@ final class StatusStore {
     if (events.isEmpty()) {
       return List.of();
     }
-    try (Connection connection = dataSource.getConnection()) {
-      connection.setAutoCommit(false);
-      try (PreparedStatement inbox = connection.prepareStatement(INSERT_INBOX);
-          PreparedStatement apply = connection.prepareStatement(APPLY);
-          PreparedStatement exists = connection.prepareStatement(EXISTS)) {
-        inbox.setQueryTimeout(STATEMENT_TIMEOUT_SECONDS);
-        apply.setQueryTimeout(STATEMENT_TIMEOUT_SECONDS);
-        exists.setQueryTimeout(STATEMENT_TIMEOUT_SECONDS);
-        OffsetDateTime now = OffsetDateTime.ofInstant(clock.instant(), ZoneOffset.UTC);
-        List<Outcome> outcomes = new ArrayList<>(events.size());
-        for (StatusEvent event : events) {
-          outcomes.add(applyOne(event, now, inbox, apply, exists));
-        }
-        connection.commit();
-        return outcomes;
-      } catch (SQLException | RuntimeException e) {
-        try {
-          connection.rollback();
-        } catch (SQLException rollbackFailure) {
-          e.addSuppressed(rollbackFailure);
-        }
-        throw e;
-      }
-    }
+    return Transactions.inTransaction(
+        dataSource,
+        connection -> {
+          try (PreparedStatement inbox = connection.prepareStatement(INSERT_INBOX);
+              PreparedStatement apply = connection.prepareStatement(APPLY);
+              PreparedStatement exists = connection.prepareStatement(EXISTS)) {
+            inbox.setQueryTimeout(STATEMENT_TIMEOUT_SECONDS);
+            apply.setQueryTimeout(STATEMENT_TIMEOUT_SECONDS);
+            exists.setQueryTimeout(STATEMENT_TIMEOUT_SECONDS);
+            OffsetDateTime now = OffsetDateTime.ofInstant(clock.instant(), ZoneOffset.UTC);
+            List<Outcome> outcomes = new ArrayList<>(events.size());
+            for (StatusEvent event : events) {
+              outcomes.add(applyOne(event, now, inbox, apply, exists));
+            }
+            return outcomes;
+          }
+        });
   }
 
   private static Outcome applyOne(

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.herald.common.event.EventHeaders;
 import io.herald.common.json.Json;
+import io.herald.runtime.inbox.Decoded;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.UUID;
@@ -63,23 +64,23 @@ class StatusDecoderTest {
   }
 
   private String invalidDetail(ConsumerRecord<byte[], byte[]> record) {
-    Decoded decoded = decoder.decode(record);
+    Decoded<StatusEvent> decoded = decoder.decode(record);
     assertThat(decoded).isInstanceOf(Decoded.Invalid.class);
-    return ((Decoded.Invalid) decoded).detail();
+    return ((Decoded.Invalid<StatusEvent>) decoded).detail();
   }
 
   private String invalidReason(ConsumerRecord<byte[], byte[]> record) {
-    Decoded decoded = decoder.decode(record);
+    Decoded<StatusEvent> decoded = decoder.decode(record);
     assertThat(decoded).isInstanceOf(Decoded.Invalid.class);
-    return ((Decoded.Invalid) decoded).reason();
+    return ((Decoded.Invalid<StatusEvent>) decoded).reason();
   }
 
   @Test
   void shouldDecodeAStatusEventInTheConsumersShape() {
-    Decoded decoded = decoder.decode(record(v -> {}));
+    Decoded<StatusEvent> decoded = decoder.decode(record(v -> {}));
 
     assertThat(decoded).isInstanceOf(Decoded.Valid.class);
-    StatusEvent event = ((Decoded.Valid) decoded).event();
+    StatusEvent event = ((Decoded.Valid<StatusEvent>) decoded).value();
     assertThat(event.messageId()).isEqualTo(ID);
     assertThat(event.jobId()).isEqualTo(JOB);
     assertThat(event.tenant()).isEqualTo("t1");
@@ -91,7 +92,7 @@ class StatusDecoderTest {
 
   @Test
   void shouldAcceptJsonQuotedHeadersAndANullRemoteId() {
-    Decoded decoded =
+    Decoded<StatusEvent> decoded =
         decoder.decode(
             record(
                 v -> v.putNull("remoteId"),
@@ -101,7 +102,7 @@ class StatusDecoderTest {
                 "t1/a-84/dest-a"));
 
     assertThat(decoded).isInstanceOf(Decoded.Valid.class);
-    assertThat(((Decoded.Valid) decoded).event().remoteId()).isNull();
+    assertThat(((Decoded.Valid<StatusEvent>) decoded).value().remoteId()).isNull();
   }
 
   @Test

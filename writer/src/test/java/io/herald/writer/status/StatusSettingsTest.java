@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.herald.config.ConfigException;
 import io.herald.config.ConfigSource;
+import io.herald.runtime.inbox.InboxLoop;
 import io.herald.writer.config.WriterConfig;
 import java.time.Duration;
 import java.util.HashMap;
@@ -46,7 +47,8 @@ class StatusSettingsTest {
                     "writer.kafka.consumer.auto.offset.reset", "latest",
                     "writer.status.max-poll-records", "7")));
 
-    Map<String, Object> props = StatusListener.consumerProperties(settings);
+    Map<String, Object> props =
+        InboxLoop.consumerProperties(StatusListener.inboxSettings(settings));
 
     assertThat(props)
         .containsEntry("security.protocol", "SASL_SSL")

@@ -1,0 +1,67 @@
+package io.herald.runtime.inbox;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+
+/**
+ * How one {@link InboxLoop} reads its topic. Immutable; built by a process's configuration.
+ *
+ * @param name what the loop applies, in logs, health and its thread name ({@code publication
+ *     events}, {@code status events})
+ * @param clientId the Kafka client id unless the pass-through sets one
+ * @param maxPollRecords records per poll, hence per transaction; null leaves Kafka's default (then
+ *     {@code max.poll.records} may be passed through)
+ * @param maxSilence how long without a poll, or without broker contact, before {@link
+ *     InboxLoop#health()} reports the loop degraded
+ * @param metricPrefix prefix of the loop's gauges ({@code herald.writer.status})
+ * @param consumerOverrides pass-through {@code KafkaConsumer} settings, prefix stripped; never one
+ *     of {@link #OWNED} (the configuration refuses those). Holds secrets: never logged
+ */
+public record InboxSettings(
+    String name,
+    String bootstrapServers,
+    String topic,
+    String groupId,
+    String clientId,
+    Integer maxPollRecords,
+    Duration pollTimeout,
+    Duration failureBackoff,
+    Duration maxSilence,
+    String metricPrefix,
+    Map<String, String> consumerOverrides) {
+
+  /**
+   * Consumer settings the inbox guarantees rest on (offsets committed only after the database
+   * commit, raw bytes to the decoder) or that Herald configures under its own keys. A process
+   * configuration refuses them under its pass-through prefix; {@code max.poll.records} is owned too
+   * where the process has a key for it.
+   */
+  public static final Set<String> OWNED =
+      Set.of(
+          ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+          ConsumerConfig.GROUP_ID_CONFIG,
+          ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+          ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+          ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG);
+
+  public InboxSettings {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(bootstrapServers, "bootstrapServers");
+    Objects.requireNonNull(topic, "topic");
+    Objects.requireNonNull(groupId, "groupId");
+    Objects.requireNonNull(clientId, "clientId");
+    Objects.requireNonNull(pollTimeout, "pollTimeout");
+    Objects.requireNonNull(failureBackoff, "failureBackoff");
+    Objects.requireNonNull(maxSilence, "maxSilence");
+    Objects.requireNonNull(metricPrefix, "metricPrefix");
+    consumerOverrides = Map.copyOf(consumerOverrides);
+  }
+
+  @Override
+  public String toString() {
+    return "InboxSettings[" + name + ", topic=" + topic + ", groupId=" + groupId + "]";
+  }
+}

@@ -1,0 +1,261 @@
+package io.herald.runtime.inbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.herald.devstack.HeraldIntegrationTest;
+import io.herald.devstack.StackContext;
+import io.herald.runtime.db.Transactions;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The shared inbox loop against a real Kafka and PostgreSQL: every record applied once, what never
+ * applies set aside without blocking its partition, offsets committed past both, a retriable
+ * failure re-read, and the lifecycle moving one way.
+ */
+@HeraldIntegrationTest
+class InboxLoopIT {
+
+  private static final Duration WAIT = Duration.ofSeconds(60);
+
+  @BeforeAll
+  static void schema(StackContext stack) throws SQLException {
+    try (Connection c = stack.dataSource().getConnection();
+        Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE inbox (message_id text PRIMARY KEY)");
+      // The database refuses one value: a permanent failure that only that record causes.
+      s.execute(
+          "CREATE TABLE applied (message_id text PRIMARY KEY, value text NOT NULL"
+              + " CHECK (value <> 'poison'))");
+    }
+  }
+
+  @Test
+  void shouldApplyEachRecordOnceAndSetAsideWhatNeverAppliesWithoutBlockingThePartition(
+      StackContext stack) throws Exception {
+    String topic = stack.topic("set-aside");
+    stack.stack().kafka().createTopic(topic, 1);
+    try (KafkaProducer<byte[], byte[]> producer = producer(stack)) {
+      for (int i = 0; i < 40; i++) {
+        String value = i == 7 ? "garbage" : i == 23 ? "poison" : "v" + i;
+        producer.send(record(topic, "a-" + i, value)).get();
+      }
+      producer.send(record(topic, "a-3", "v3")).get(); // a redelivery: changes nothing
+    }
+    RecordingHandler handler = new RecordingHandler(stack.dataSource(), 0);
+    InboxSettings settings = settings(stack, topic, "set-aside");
+
+    try (InboxLoop<String, Boolean> loop =
+        new InboxLoop<>(settings, handler, new SimpleMeterRegistry())) {
+      loop.start();
+
+      await().atMost(WAIT).until(() -> appliedCount(stack.dataSource(), "a-%") == 38);
+      await().atMost(WAIT).until(() -> committedOffset(stack, settings) == 41);
+      assertThat(handler.rejected)
+          .containsOnly(
+              Map.entry("a-7", "invalid_value"), Map.entry("a-23", "rejected_by_database"));
+      assertThat(handler.redelivered.get()).isEqualTo(1);
+      assertThat(loop.health().degraded()).isFalse();
+    }
+  }
+
+  @Test
+  void shouldReadABatchAgainAfterARetriableFailureAndApplyItOnce(StackContext stack)
+      throws Exception {
+    String topic = stack.topic("retry");
+    stack.stack().kafka().createTopic(topic, 1);
+    try (KafkaProducer<byte[], byte[]> producer = producer(stack)) {
+      for (int i = 0; i < 20; i++) {
+        producer.send(record(topic, "b-" + i, "v" + i)).get();
+      }
+    }
+    RecordingHandler handler = new RecordingHandler(stack.dataSource(), 3);
+    InboxSettings settings = settings(stack, topic, "retry");
+
+    try (InboxLoop<String, Boolean> loop =
+        new InboxLoop<>(settings, handler, new SimpleMeterRegistry())) {
+      loop.start();
+
+      await().atMost(WAIT).until(() -> appliedCount(stack.dataSource(), "b-%") == 20);
+      await().atMost(WAIT).until(() -> committedOffset(stack, settings) == 20);
+      assertThat(handler.failures.get()).isEqualTo(3);
+      assertThat(handler.rejected).isEmpty();
+      await().atMost(WAIT).until(() -> !loop.health().degraded());
+    }
+  }
+
+  @Test
+  void shouldMoveThroughItsLifecycleOnlyOnce(StackContext stack) {
+    InboxLoop<String, Boolean> loop =
+        new InboxLoop<>(
+            settings(stack, stack.topic("lifecycle"), "lifecycle"),
+            new RecordingHandler(stack.dataSource(), 0),
+            new SimpleMeterRegistry());
+    assertThat(loop.state()).isEqualTo(InboxLoop.State.NEW);
+    assertThat(loop.health().degraded()).isTrue();
+
+    loop.start();
+    assertThatThrownBy(loop::start).isInstanceOf(IllegalStateException.class);
+    loop.close();
+    loop.close();
+
+    assertThat(loop.state()).isEqualTo(InboxLoop.State.STOPPED);
+    assertThat(loop.health().detail()).isEqualTo("test events stopped");
+    assertThatThrownBy(loop::start).isInstanceOf(IllegalStateException.class);
+  }
+
+  /** Applies values with an inbox row each; fails the first {@code failFirst} batches. */
+  private static final class RecordingHandler implements InboxHandler<String, Boolean> {
+
+    private final DataSource dataSource;
+    private final AtomicInteger toFail;
+    final AtomicInteger failures = new AtomicInteger();
+    final AtomicInteger redelivered = new AtomicInteger();
+    final Map<String, String> rejected = new ConcurrentHashMap<>();
+
+    RecordingHandler(DataSource dataSource, int failFirst) {
+      this.dataSource = dataSource;
+      this.toFail = new AtomicInteger(failFirst);
+    }
+
+    @Override
+    public Decoded<String> decode(ConsumerRecord<byte[], byte[]> record) {
+      String key = new String(record.key(), StandardCharsets.UTF_8);
+      String value = new String(record.value(), StandardCharsets.UTF_8);
+      if (value.equals("garbage")) {
+        return new Decoded.Invalid<>(record, "invalid_value", "not a value: " + value);
+      }
+      return new Decoded.Valid<>(record, key + "=" + value);
+    }
+
+    @Override
+    public List<Boolean> apply(List<String> values) throws SQLException {
+      if (toFail.getAndDecrement() > 0) {
+        throw new SQLException("connection refused", "08001");
+      }
+      return Transactions.inTransaction(
+          dataSource,
+          connection -> {
+            List<Boolean> results = new ArrayList<>();
+            try (PreparedStatement inbox =
+                    connection.prepareStatement(
+                        "INSERT INTO inbox (message_id) VALUES (?) ON CONFLICT DO NOTHING");
+                PreparedStatement apply =
+                    connection.prepareStatement(
+                        "INSERT INTO applied (message_id, value) VALUES (?, ?)")) {
+              for (String value : values) {
+                String[] parts = value.split("=", 2);
+                inbox.setString(1, parts[0]);
+                if (inbox.executeUpdate() == 0) {
+                  results.add(false);
+                  continue;
+                }
+                apply.setString(1, parts[0]);
+                apply.setString(2, parts[1]);
+                apply.executeUpdate();
+                results.add(true);
+              }
+            }
+            return results;
+          });
+    }
+
+    @Override
+    public Future<?> reject(Decoded.Invalid<String> invalid) {
+      rejected.put(new String(invalid.record().key(), StandardCharsets.UTF_8), invalid.reason());
+      return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public void applied(List<String> values, List<Boolean> results) {
+      results.stream().filter(applied -> !applied).forEach(r -> redelivered.incrementAndGet());
+    }
+
+    @Override
+    public void failed(Exception failure) {
+      failures.incrementAndGet();
+    }
+  }
+
+  private static InboxSettings settings(StackContext stack, String topic, String group) {
+    return new InboxSettings(
+        "test events",
+        stack.bootstrapServers(),
+        topic,
+        stack.groupId(group),
+        "inbox-loop-it",
+        10,
+        Duration.ofMillis(200),
+        Duration.ofMillis(200),
+        Duration.ofSeconds(30),
+        "herald.test.inbox",
+        Map.of());
+  }
+
+  private static KafkaProducer<byte[], byte[]> producer(StackContext stack) {
+    Properties props = new Properties();
+    props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
+    props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    return new KafkaProducer<>(props);
+  }
+
+  private static ProducerRecord<byte[], byte[]> record(String topic, String key, String value) {
+    return new ProducerRecord<>(
+        topic, key.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static int appliedCount(DataSource dataSource, String pattern) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement count =
+            c.prepareStatement("SELECT count(*) FROM applied WHERE message_id LIKE ?")) {
+      count.setString(1, pattern);
+      try (ResultSet rows = count.executeQuery()) {
+        rows.next();
+        return rows.getInt(1);
+      }
+    }
+  }
+
+  private static long committedOffset(StackContext stack, InboxSettings settings) throws Exception {
+    try (Admin admin =
+        Admin.create(
+            Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers()))) {
+      OffsetAndMetadata offset =
+          admin
+              .listConsumerGroupOffsets(settings.groupId())
+              .partitionsToOffsetAndMetadata()
+              .get()
+              .get(new TopicPartition(settings.topic(), 0));
+      return offset == null ? -1 : offset.offset();
+    }
+  }
+}
