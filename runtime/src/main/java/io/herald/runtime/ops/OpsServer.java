@@ -1,28 +1,23 @@
 package io.herald.runtime.ops;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.herald.common.json.Json;
+import io.herald.runtime.http.JsonErrorHandler;
+import io.herald.runtime.http.Router;
 import io.herald.runtime.metrics.Metrics;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.URI;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.server.Handler;
-import org.eclipse.jetty.server.Request;
-import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.eclipse.jetty.util.BlockingArrayQueue;
-import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -75,9 +70,10 @@ public final class OpsServer implements AutoCloseable {
     connector.setIdleTimeout(builder.idleTimeout.toMillis());
     server.addConnector(connector);
     List<Handler> handlers = new ArrayList<>();
-    handlers.add(new OpsHandler(builder.registry));
+    handlers.add(opsRoutes(builder.registry));
     handlers.addAll(builder.handlers);
     server.setHandler(new GracefulHandler(new Handler.Sequence(handlers)));
+    server.setErrorHandler(new JsonErrorHandler(builder.retryAfter));
     server.setStopTimeout(builder.stopTimeout.toMillis());
     server.setStopAtShutdown(false); // ProcessLifecycle owns the shutdown order
   }
@@ -133,9 +129,14 @@ public final class OpsServer implements AutoCloseable {
     log.info("{}: HTTP server listening on {}", process, uri());
   }
 
-  private ObjectNode health() {
-    ObjectNode body = Json.mapper().createObjectNode();
-    ObjectNode results = Json.mapper().createObjectNode();
+  /** The {@code /health} body, written by Jackson. */
+  record HealthReport(String status, String process, Map<String, CheckResult> checks) {}
+
+  /** One check's result in {@link HealthReport}. */
+  record CheckResult(String status, String detail) {}
+
+  private Router.Reply health() {
+    Map<String, CheckResult> results = new LinkedHashMap<>();
     boolean allUp = true;
     for (HealthCheck check : checks) {
       HealthCheck.Status status;
@@ -146,71 +147,23 @@ public final class OpsServer implements AutoCloseable {
         status = HealthCheck.Status.down(e.getClass().getSimpleName() + ": " + e.getMessage());
       }
       allUp &= status.up();
-      ObjectNode result = results.putObject(check.name());
-      result.put("status", status.up() ? "UP" : "DOWN");
-      result.put("detail", status.detail());
+      results.put(check.name(), new CheckResult(status.up() ? "UP" : "DOWN", status.detail()));
     }
-    body.put("status", allUp ? "UP" : "DOWN");
-    body.put("process", process);
-    body.set("checks", results);
-    return body;
+    return Router.Reply.json(
+        allUp ? HttpStatus.OK_200 : HttpStatus.SERVICE_UNAVAILABLE_503,
+        new HealthReport(allUp ? "UP" : "DOWN", process, results));
   }
 
   /** Serves /health and /metrics; declines every other path. */
-  private final class OpsHandler extends Handler.Abstract {
-    private final PrometheusMeterRegistry registry;
-
-    OpsHandler(PrometheusMeterRegistry registry) {
-      this.registry = registry;
-    }
-
-    @Override
-    public boolean handle(Request request, Response response, Callback callback) {
-      String path = Request.getPathInContext(request);
-      if (!path.equals("/health") && !path.equals("/metrics")) {
-        return false;
-      }
-      String method = request.getMethod();
-      if (!HttpMethod.GET.is(method) && !HttpMethod.HEAD.is(method)) {
-        response.getHeaders().put(HttpHeader.ALLOW, "GET, HEAD");
-        write(
-            response,
-            callback,
-            HttpStatus.METHOD_NOT_ALLOWED_405,
-            "application/json",
-            "{\"error\":\"method_not_allowed\"}",
-            false);
-        return true;
-      }
-      boolean head = HttpMethod.HEAD.is(method);
-      if (path.equals("/health")) {
-        ObjectNode body = health();
-        int status =
-            body.get("status").asText().equals("UP")
-                ? HttpStatus.OK_200
-                : HttpStatus.SERVICE_UNAVAILABLE_503;
-        write(response, callback, status, "application/json", body.toString(), head);
-      } else {
-        write(
-            response,
-            callback,
-            HttpStatus.OK_200,
-            Metrics.PROMETHEUS_CONTENT_TYPE,
-            registry.scrape(),
-            head);
-      }
-      return true;
-    }
-
-    private void write(
-        Response response, Callback callback, int status, String type, String body, boolean head) {
-      byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-      response.setStatus(status);
-      response.getHeaders().put(HttpHeader.CONTENT_TYPE, type);
-      response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
-      response.getHeaders().put(HttpHeader.CONTENT_LENGTH, bytes.length);
-      response.write(true, head ? ByteBuffer.allocate(0) : ByteBuffer.wrap(bytes), callback);
-    }
+  private Router opsRoutes(PrometheusMeterRegistry registry) {
+    return Router.builder(process + " ops")
+        .get("/health", call -> health())
+        .get(
+            "/metrics",
+            call ->
+                Router.Reply.text(
+                    HttpStatus.OK_200, Metrics.PROMETHEUS_CONTENT_TYPE, registry.scrape()))
+        .build();
   }
 
   /** Settings of an {@link OpsServer}; not thread-safe. */
@@ -225,6 +178,7 @@ public final class OpsServer implements AutoCloseable {
     private int maxQueuedRequests = 256;
     private Duration idleTimeout = Duration.ofSeconds(30);
     private Duration stopTimeout = Duration.ofSeconds(10);
+    private Duration retryAfter = Duration.ofSeconds(1);
 
     private Builder(String process, PrometheusMeterRegistry registry) {
       this.process = Objects.requireNonNull(process, "process");
@@ -274,6 +228,12 @@ public final class OpsServer implements AutoCloseable {
     /** How long {@link OpsServer#close()} lets in-flight requests finish (default 10s). */
     public Builder stopTimeout(Duration stopTimeout) {
       this.stopTimeout = Objects.requireNonNull(stopTimeout, "stopTimeout");
+      return this;
+    }
+
+    /** What a 503 Jetty answers itself (overload) tells clients to wait (default 1s). */
+    public Builder retryAfter(Duration retryAfter) {
+      this.retryAfter = Objects.requireNonNull(retryAfter, "retryAfter");
       return this;
     }
 

@@ -1,5 +1,6 @@
 package io.herald.writer.http;
 
+import io.herald.runtime.http.JsonErrorHandler;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,4 +1,4 @@
-package io.herald.writer.http;
+package io.herald.runtime.http;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -16,11 +16,11 @@ import org.eclipse.jetty.util.Callback;
  * "message"}} like every other error of the API, with no exception detail. A 503 carries {@code
  * Retry-After}.
  */
-final class JsonErrorHandler extends ErrorHandler {
+public final class JsonErrorHandler extends ErrorHandler {
 
   private final String retryAfterSeconds;
 
-  JsonErrorHandler(Duration retryAfter) {
+  public JsonErrorHandler(Duration retryAfter) {
     this.retryAfterSeconds = Long.toString(Math.max(1, retryAfter.toSeconds()));
   }
 
