@@ -12,7 +12,7 @@ import io.herald.consumer.dispatch.DispatchSettings;
 import io.herald.consumer.dispatch.Dispatcher;
 import io.herald.consumer.inbox.ListenerSettings;
 import io.herald.consumer.inbox.PublicationListener;
-import io.herald.consumer.ops.ConsumerMetrics;
+import io.herald.consumer.metrics.ConsumerMetrics;
 import io.herald.consumer.ops.OperatorApiHandler;
 import io.herald.consumer.reconcile.OperatorActions;
 import io.herald.consumer.reconcile.ReconcileSettings;

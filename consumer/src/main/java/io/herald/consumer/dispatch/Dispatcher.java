@@ -7,7 +7,7 @@ import io.herald.consumer.delivery.Transition;
 import io.herald.consumer.destination.DestinationClient;
 import io.herald.consumer.destination.DestinationConfig;
 import io.herald.consumer.destination.Outcome;
-import io.herald.consumer.ops.ConsumerMetrics;
+import io.herald.consumer.metrics.ConsumerMetrics;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -3,7 +3,7 @@ package io.herald.consumer.inbox;
 import io.herald.consumer.delivery.Deliveries;
 import io.herald.consumer.delivery.IntakeResult;
 import io.herald.consumer.delivery.SqlErrors;
-import io.herald.consumer.ops.ConsumerMetrics;
+import io.herald.consumer.metrics.ConsumerMetrics;
 import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import java.sql.SQLException;
 import java.time.Clock;

@@ -9,7 +9,7 @@ import io.herald.consumer.destination.DestinationClient;
 import io.herald.consumer.destination.DestinationConfig;
 import io.herald.consumer.destination.LookupResult;
 import io.herald.consumer.dispatch.DispatchSettings;
-import io.herald.consumer.ops.ConsumerMetrics;
+import io.herald.consumer.metrics.ConsumerMetrics;
 import io.herald.runtime.task.PeriodicTask;
 import java.sql.SQLException;
 import java.time.Duration;
