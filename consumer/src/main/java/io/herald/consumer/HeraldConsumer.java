@@ -4,7 +4,9 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.herald.common.id.UuidV7;
 import io.herald.consumer.config.ConsumerConfig;
 import io.herald.consumer.delivery.Deliveries;
+import io.herald.consumer.delivery.DeliveryViews;
 import io.herald.consumer.delivery.StatusEvents;
+import io.herald.consumer.destination.Destination;
 import io.herald.consumer.destination.DestinationClient;
 import io.herald.consumer.destination.DestinationConfig;
 import io.herald.consumer.dispatch.Backoff;
@@ -14,6 +16,7 @@ import io.herald.consumer.inbox.ListenerSettings;
 import io.herald.consumer.inbox.PublicationListener;
 import io.herald.consumer.metrics.ConsumerMetrics;
 import io.herald.consumer.ops.OperatorApiHandler;
+import io.herald.consumer.policy.DeliveryPolicy;
 import io.herald.consumer.reconcile.OperatorActions;
 import io.herald.consumer.reconcile.ReconcileSettings;
 import io.herald.consumer.reconcile.Reconciler;
@@ -58,6 +61,7 @@ public final class HeraldConsumer implements AutoCloseable {
 
   private final ProcessLifecycle lifecycle;
   private final Deliveries deliveries;
+  private final DeliveryViews deliveryViews;
   private final OperatorActions operatorActions;
   private final Reconciler reconciler;
   private final ConsumerMetrics metrics;
@@ -80,9 +84,16 @@ public final class HeraldConsumer implements AutoCloseable {
       }
       UuidV7 ids = new UuidV7(clock, RandomGenerator.getDefault());
       deliveries = new Deliveries(pool, new StatusEvents(clock, ids, outboxRetention(config)));
-      operatorActions = new OperatorActions(deliveries, ids);
+      deliveryViews = new DeliveryViews(pool);
+      DeliveryPolicy policy =
+          new DeliveryPolicy(
+              config.maxAttempts(),
+              config.lookupRetry(),
+              new Backoff(config.backoffBase(), config.backoffMax(), RandomGenerator.getDefault())
+                  ::delay);
+      operatorActions = new OperatorActions(deliveries, policy, ids);
 
-      Map<String, DestinationClient> clients = new LinkedHashMap<>();
+      Map<String, Destination> clients = new LinkedHashMap<>();
       for (ConsumerConfig.Destination destination : config.destinations().values()) {
         DestinationClient client =
             new DestinationClient(
@@ -119,15 +130,11 @@ public final class HeraldConsumer implements AutoCloseable {
                   config.reconciliationInterval(),
                   config.reconcileBatchSize(),
                   config.lookupRetry()),
+              policy,
               metrics);
       Dispatcher dispatcher =
           new Dispatcher(
-              deliveries,
-              clients,
-              dispatch,
-              config.dispatcherPoolSize(),
-              new Backoff(config.backoffBase(), config.backoffMax(), RandomGenerator.getDefault()),
-              metrics);
+              deliveries, clients, dispatch, config.dispatcherPoolSize(), policy, metrics);
       PublicationListener listener =
           new PublicationListener(
               new ListenerSettings(
@@ -163,7 +170,8 @@ public final class HeraldConsumer implements AutoCloseable {
           .operatorToken()
           .ifPresent(
               token ->
-                  opsBuilder.handler(new OperatorApiHandler(deliveries, operatorActions, token)));
+                  opsBuilder.handler(
+                      new OperatorApiHandler(deliveryViews, operatorActions, token)));
       ops = lifecycle.register("ops server", opsBuilder.start());
 
       lifecycle.register("retention purger", purger);
@@ -188,6 +196,11 @@ public final class HeraldConsumer implements AutoCloseable {
 
   public Deliveries deliveries() {
     return deliveries;
+  }
+
+  /** The operators' read side of the delivery table. */
+  public DeliveryViews deliveryViews() {
+    return deliveryViews;
   }
 
   public OperatorActions operatorActions() {
