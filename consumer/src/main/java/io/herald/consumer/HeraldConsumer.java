@@ -85,14 +85,6 @@ public final class HeraldConsumer implements AutoCloseable {
       UuidV7 ids = new UuidV7(clock, RandomGenerator.getDefault());
       deliveries = new Deliveries(pool, new StatusEvents(clock, ids, outboxRetention(config)));
       deliveryViews = new DeliveryViews(pool);
-      DeliveryPolicy policy =
-          new DeliveryPolicy(
-              config.maxAttempts(),
-              config.lookupRetry(),
-              new Backoff(config.backoffBase(), config.backoffMax(), RandomGenerator.getDefault())
-                  ::delay);
-      operatorActions = new OperatorActions(deliveries, policy, ids);
-
       Map<String, Destination> clients = new LinkedHashMap<>();
       for (ConsumerConfig.Destination destination : config.destinations().values()) {
         DestinationClient client =
@@ -110,6 +102,11 @@ public final class HeraldConsumer implements AutoCloseable {
               config.backoffBase(),
               config.backoffMax(),
               config.shutdownGrace());
+      ReconcileSettings reconcile =
+          new ReconcileSettings(
+              config.reconciliationInterval(), config.reconcileBatchSize(), config.lookupRetry());
+      DeliveryPolicy policy = policy(dispatch, reconcile);
+      operatorActions = new OperatorActions(deliveries, policy, ids);
 
       RetentionPurger purger =
           new RetentionPurger(
@@ -121,17 +118,7 @@ public final class HeraldConsumer implements AutoCloseable {
                   config.purgeInterval(),
                   config.outboxPurgeBatchSize()),
               metrics);
-      reconciler =
-          new Reconciler(
-              deliveries,
-              clients,
-              dispatch,
-              new ReconcileSettings(
-                  config.reconciliationInterval(),
-                  config.reconcileBatchSize(),
-                  config.lookupRetry()),
-              policy,
-              metrics);
+      reconciler = new Reconciler(deliveries, clients, dispatch, reconcile, policy, metrics);
       Dispatcher dispatcher =
           new Dispatcher(
               deliveries, clients, dispatch, config.dispatcherPoolSize(), policy, metrics);
@@ -237,6 +224,13 @@ public final class HeraldConsumer implements AutoCloseable {
         config.reconciliationGracePeriod(),
         destination.concurrency(),
         destination.authToken().orElse(null));
+  }
+
+  /** The one delivery policy the dispatcher, the reconciler and the operator actions share. */
+  static DeliveryPolicy policy(DispatchSettings dispatch, ReconcileSettings reconcile) {
+    Backoff backoff =
+        new Backoff(dispatch.backoffInitial(), dispatch.backoffMax(), RandomGenerator.getDefault());
+    return new DeliveryPolicy(dispatch.maxAttempts(), reconcile.lookupRetry(), backoff::delay);
   }
 
   private static Duration outboxRetention(ConsumerConfig config) {
