@@ -157,7 +157,8 @@ public final class DeliveryPolicy {
    */
   public DeliveryPolicy(int maxAttempts, Duration lookupRetry, RetryDelay retryDelay) {
     if (maxAttempts < 1) {
-      throw new IllegalArgumentException("maxAttempts must be at least 1: " + maxAttempts);
+      throw new IllegalArgumentException(
+          "consumer.dispatch.max-attempts must be at least 1: " + maxAttempts);
     }
     this.maxAttempts = maxAttempts;
     this.lookupRetry = Objects.requireNonNull(lookupRetry, "lookupRetry");
