@@ -4,15 +4,18 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.herald.common.id.UuidV7;
 import io.herald.consumer.config.ConsumerConfig;
 import io.herald.consumer.delivery.Deliveries;
+import io.herald.consumer.delivery.DeliveryViews;
 import io.herald.consumer.delivery.StatusEvents;
+import io.herald.consumer.destination.Destination;
 import io.herald.consumer.destination.DestinationClient;
 import io.herald.consumer.destination.DestinationConfig;
 import io.herald.consumer.dispatch.Backoff;
 import io.herald.consumer.dispatch.DispatchSettings;
 import io.herald.consumer.dispatch.Dispatcher;
 import io.herald.consumer.inbox.PublicationListener;
-import io.herald.consumer.ops.ConsumerMetrics;
+import io.herald.consumer.metrics.ConsumerMetrics;
 import io.herald.consumer.ops.OperatorApiHandler;
+import io.herald.consumer.policy.DeliveryPolicy;
 import io.herald.consumer.reconcile.OperatorActions;
 import io.herald.consumer.reconcile.ReconcileSettings;
 import io.herald.consumer.reconcile.Reconciler;
@@ -58,6 +61,7 @@ public final class HeraldConsumer implements AutoCloseable {
 
   private final ProcessLifecycle lifecycle;
   private final Deliveries deliveries;
+  private final DeliveryViews deliveryViews;
   private final OperatorActions operatorActions;
   private final Reconciler reconciler;
   private final ConsumerMetrics metrics;
@@ -80,9 +84,8 @@ public final class HeraldConsumer implements AutoCloseable {
       }
       UuidV7 ids = new UuidV7(clock, RandomGenerator.getDefault());
       deliveries = new Deliveries(pool, new StatusEvents(clock, ids, outboxRetention(config)));
-      operatorActions = new OperatorActions(deliveries, ids);
-
-      Map<String, DestinationClient> clients = new LinkedHashMap<>();
+      deliveryViews = new DeliveryViews(pool);
+      Map<String, Destination> clients = new LinkedHashMap<>();
       for (ConsumerConfig.Destination destination : config.destinations().values()) {
         DestinationClient client =
             new DestinationClient(
@@ -99,6 +102,11 @@ public final class HeraldConsumer implements AutoCloseable {
               config.backoffBase(),
               config.backoffMax(),
               config.shutdownGrace());
+      ReconcileSettings reconcile =
+          new ReconcileSettings(
+              config.reconciliationInterval(), config.reconcileBatchSize(), config.lookupRetry());
+      DeliveryPolicy policy = policy(dispatch, reconcile);
+      operatorActions = new OperatorActions(deliveries, policy, ids);
 
       RetentionPurger purger =
           new RetentionPurger(
@@ -110,24 +118,10 @@ public final class HeraldConsumer implements AutoCloseable {
                   config.purgeInterval(),
                   config.outboxPurgeBatchSize()),
               metrics);
-      reconciler =
-          new Reconciler(
-              deliveries,
-              clients,
-              dispatch,
-              new ReconcileSettings(
-                  config.reconciliationInterval(),
-                  config.reconcileBatchSize(),
-                  config.lookupRetry()),
-              metrics);
+      reconciler = new Reconciler(deliveries, clients, dispatch, reconcile, policy, metrics);
       Dispatcher dispatcher =
           new Dispatcher(
-              deliveries,
-              clients,
-              dispatch,
-              config.dispatcherPoolSize(),
-              new Backoff(config.backoffBase(), config.backoffMax(), RandomGenerator.getDefault()),
-              metrics);
+              deliveries, clients, dispatch, config.dispatcherPoolSize(), policy, metrics);
       PublicationListener listener =
           new PublicationListener(
               config.inbox(),
@@ -165,7 +159,8 @@ public final class HeraldConsumer implements AutoCloseable {
           .operatorToken()
           .ifPresent(
               token ->
-                  opsBuilder.handler(new OperatorApiHandler(deliveries, operatorActions, token)));
+                  opsBuilder.handler(
+                      new OperatorApiHandler(deliveryViews, operatorActions, token)));
       ops = lifecycle.register("ops server", opsBuilder.start());
 
       lifecycle.register("retention purger", purger);
@@ -190,6 +185,11 @@ public final class HeraldConsumer implements AutoCloseable {
 
   public Deliveries deliveries() {
     return deliveries;
+  }
+
+  /** The operators' read side of the delivery table. */
+  public DeliveryViews deliveryViews() {
+    return deliveryViews;
   }
 
   public OperatorActions operatorActions() {
@@ -226,6 +226,13 @@ public final class HeraldConsumer implements AutoCloseable {
         config.reconciliationGracePeriod(),
         destination.concurrency(),
         destination.authToken().orElse(null));
+  }
+
+  /** The one delivery policy the dispatcher, the reconciler and the operator actions share. */
+  static DeliveryPolicy policy(DispatchSettings dispatch, ReconcileSettings reconcile) {
+    Backoff backoff =
+        new Backoff(dispatch.backoffInitial(), dispatch.backoffMax(), RandomGenerator.getDefault());
+    return new DeliveryPolicy(dispatch.maxAttempts(), reconcile.lookupRetry(), backoff::delay);
   }
 
   private static Duration outboxRetention(ConsumerConfig config) {

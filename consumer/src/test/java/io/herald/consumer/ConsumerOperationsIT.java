@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.herald.common.event.PublicationKey;
 import io.herald.consumer.delivery.DeliveryState;
 import io.herald.consumer.delivery.DeliveryView;
-import io.herald.consumer.ops.ConsumerMetrics;
+import io.herald.consumer.metrics.ConsumerMetrics;
 import io.herald.consumer.retention.RetentionPurger;
 import io.herald.consumer.retention.RetentionSettings;
 import io.herald.devstack.HeraldIntegrationTest;

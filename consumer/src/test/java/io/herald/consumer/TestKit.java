@@ -11,10 +11,9 @@ import io.herald.common.id.UuidV7;
 import io.herald.common.json.Json;
 import io.herald.config.ConfigSource;
 import io.herald.consumer.config.ConsumerConfig;
-import io.herald.consumer.delivery.Deliveries;
 import io.herald.consumer.delivery.DeliveryState;
 import io.herald.consumer.delivery.DeliveryView;
-import io.herald.consumer.delivery.StatusEvents;
+import io.herald.consumer.delivery.DeliveryViews;
 import io.herald.devstack.StackContext;
 import io.herald.devstack.simulator.Behaviour;
 import io.herald.devstack.simulator.DestinationSimulator;
@@ -32,7 +31,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -61,7 +59,7 @@ final class TestKit implements AutoCloseable {
   final StackContext stack;
   final String topic;
   final String dlqTopic;
-  final Deliveries deliveries;
+  final DeliveryViews deliveries;
   private final KafkaProducer<byte[], byte[]> producer;
   private final List<AutoCloseable> resources = new ArrayList<>();
 
@@ -75,10 +73,7 @@ final class TestKit implements AutoCloseable {
         stack.dataSource(),
         HeraldSchema.CONSUMER,
         new CaptureSettings(stack.publication(), stack.slot()));
-    deliveries =
-        new Deliveries(
-            stack.dataSource(),
-            new StatusEvents(Clock.systemUTC(), UuidV7.system(), Duration.ofDays(1)));
+    deliveries = new DeliveryViews(stack.dataSource());
     producer =
         new KafkaProducer<>(
             Map.of(

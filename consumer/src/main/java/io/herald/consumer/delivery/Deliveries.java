@@ -16,21 +16,22 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import javax.sql.DataSource;
 
 /**
- * The delivery table and its state machine. Every transition is one SQL statement guarded by the
- * expected state (and, for claim holders, the fencing token), and writes its status event in the
- * same transaction. Races between consumer instances are settled by row locks, {@code SKIP LOCKED}
- * and row counts, never by anything in this process.
+ * The delivery table as a queue: intake inserts, claims, and the recording of transitions the
+ * delivery policy decided ({@code io.herald.consumer.policy.DeliveryPolicy}); the operators' read
+ * side is {@link DeliveryViews}. Every transition is one SQL statement guarded by the expected
+ * state (and, for claim holders, the fencing token), and writes its status event in the same
+ * transaction. Races between consumer instances are settled by row locks, {@code SKIP LOCKED} and
+ * row counts, never by anything in this process.
  *
  * <p>Times (leases, due times) are the database's {@code now()}: one clock for every instance.
  *
  * <p>Thread-safe: stateless apart from the pool.
  */
-public final class Deliveries {
+public final class Deliveries implements DeliveryQueue {
 
   private static final String SNAPSHOT_COLUMNS =
       "d.id, d.job_id, d.tenant_id, d.article_id, d.revision_id, d.destination, d.state,"
@@ -40,12 +41,6 @@ public final class Deliveries {
       "d.id, d.job_id, d.tenant_id, d.article_id, d.revision_id, d.destination,"
           + " d.idempotency_key, d.content::text AS content, d.claim_token, d.attempts,"
           + " d.trace_parent, d.trace_state, d.uncertain_since, d.state";
-
-  private static final String VIEW_COLUMNS =
-      "d.id, d.seq, d.job_id, d.message_id, d.tenant_id, d.article_id, d.revision_id,"
-          + " d.destination, d.idempotency_key, d.payload_hash, d.state, d.attempts, d.claim_token,"
-          + " d.claim_owner, d.remote_id, d.last_error, d.uncertain_since, d.next_attempt_at,"
-          + " d.updated_at";
 
   private static final String INSERT =
       """
@@ -63,12 +58,16 @@ public final class Deliveries {
           + ", d.payload_hash FROM consumer.delivery d"
           + " WHERE d.tenant_id = ? AND d.article_id = ? AND d.revision_id = ? AND d.destination = ?";
 
+  // The claim, lease and reconciliation statements name their states as literals, as the partial
+  // indexes they use do (V1__inbox_delivery_outbox.sql); DeliveriesStatementsTest checks those
+  // literals against the delivery policy, the one definition of which state follows which.
+
   /**
    * Claims due work of one destination. An earlier delivery (lower {@code seq}) of the same article
    * and destination that is not final holds back the later ones (guarantee 5); rows locked by
    * another instance's claim are skipped, never waited for.
    */
-  private static final String CLAIM_DUE =
+  static final String CLAIM_DUE =
       """
       WITH due AS (
         SELECT d.id
@@ -122,7 +121,7 @@ public final class Deliveries {
    * A dispatcher that held a lease past its end may have sent the request: its delivery becomes
    * UNCERTAIN (never PENDING), and the token moves on so its late result is refused.
    */
-  private static final String EXPIRE_LEASES =
+  static final String EXPIRE_LEASES =
       """
       WITH expired AS (
         SELECT d.id FROM consumer.delivery d
@@ -146,7 +145,7 @@ public final class Deliveries {
           + SNAPSHOT_COLUMNS;
 
   /** Moves unclaimed UNCERTAIN deliveries of one destination to a decided state. */
-  private static final String SETTLE_UNCERTAIN =
+  static final String SETTLE_UNCERTAIN =
       """
       WITH picked AS (
         SELECT d.id FROM consumer.delivery d
@@ -170,7 +169,7 @@ public final class Deliveries {
           + SNAPSHOT_COLUMNS;
 
   /** Leases UNCERTAIN deliveries whose grace period has passed, for a lookup at the destination. */
-  private static final String CLAIM_UNCERTAIN =
+  static final String CLAIM_UNCERTAIN =
       """
       WITH picked AS (
         SELECT d.id FROM consumer.delivery d
@@ -206,23 +205,9 @@ public final class Deliveries {
              lease_until = NULL,
              next_attempt_at = now(),
              updated_at = now()
-       WHERE d.id = ?
+       WHERE d.id = ? AND d.state = ?
       RETURNING\s"""
           + SNAPSHOT_COLUMNS;
-
-  private static final String VIEW_BY_ID =
-      "SELECT " + VIEW_COLUMNS + " FROM consumer.delivery d WHERE d.id = ?";
-
-  private static final String VIEW_BY_KEY =
-      "SELECT "
-          + VIEW_COLUMNS
-          + " FROM consumer.delivery d"
-          + " WHERE d.tenant_id = ? AND d.article_id = ? AND d.revision_id = ? AND d.destination = ?";
-
-  private static final String VIEW_BY_STATE =
-      "SELECT "
-          + VIEW_COLUMNS
-          + " FROM consumer.delivery d WHERE d.state = ? ORDER BY d.seq LIMIT ?";
 
   private static final String COUNT_BY_STATE =
       "SELECT d.state, count(*) FROM consumer.delivery d GROUP BY d.state";
@@ -291,6 +276,7 @@ public final class Deliveries {
   }
 
   /** Claims up to {@code limit} due deliveries of {@code destination} for {@code owner}. */
+  @Override
   public List<ClaimedDelivery> claimDue(String destination, String owner, int limit, Duration lease)
       throws SQLException {
     return Transactions.inTransaction(
@@ -312,6 +298,7 @@ public final class Deliveries {
    * @return the delivery after the transition, or empty when the claim was fenced off (its lease
    *     expired and the row was taken over): the result is then discarded
    */
+  @Override
   public Optional<DeliverySnapshot> complete(ClaimedDelivery claim, Transition transition)
       throws SQLException {
     return Transactions.inTransaction(
@@ -334,31 +321,39 @@ public final class Deliveries {
               after = snapshot(rows);
             }
           }
-          if (transition.to() != claim.state() || claim.state() == DeliveryState.DISPATCHING) {
+          if (transition.announced()) {
             events.append(connection, after, transition.reason());
           }
           return Optional.of(after);
         });
   }
 
-  /** Turns expired dispatch claims into UNCERTAIN deliveries, each with its event. */
-  public List<DeliverySnapshot> expireLeases(int limit) throws SQLException {
+  /**
+   * Turns up to {@code limit} expired dispatch claims into UNCERTAIN deliveries, each with its
+   * event. {@code transition} is the policy's rule for an expired lease; the statement is written
+   * for it ({@code DISPATCHING -> UNCERTAIN}, literal states matching the partial index {@code
+   * ix_delivery_lease}), so any other target is refused.
+   */
+  @Override
+  public List<DeliverySnapshot> expireLeases(int limit, Transition transition) throws SQLException {
+    if (transition.to() != DeliveryState.UNCERTAIN) {
+      throw new IllegalArgumentException(
+          "An expired lease can only be recorded as UNCERTAIN: " + transition);
+    }
     return Transactions.inTransaction(
         dataSource,
         connection -> {
           List<DeliverySnapshot> expired = new ArrayList<>();
-          List<String> reasons = new ArrayList<>();
           try (PreparedStatement update = connection.prepareStatement(EXPIRE_LEASES)) {
             update.setInt(1, limit);
             try (ResultSet rows = update.executeQuery()) {
               while (rows.next()) {
                 expired.add(snapshot(rows));
-                reasons.add("claim lease expired before a result was recorded");
               }
             }
           }
-          for (int i = 0; i < expired.size(); i++) {
-            events.append(connection, expired.get(i), reasons.get(i));
+          for (DeliverySnapshot delivery : expired) {
+            events.append(connection, delivery, transition.reason());
           }
           return expired;
         });
@@ -366,16 +361,14 @@ public final class Deliveries {
 
   /**
    * Moves up to {@code limit} unclaimed UNCERTAIN deliveries of {@code destination} with {@code
-   * minAttempts <= attempts < maxAttemptsExclusive} to {@code target} ({@code PENDING} for a
-   * destination that honours idempotency keys, {@code NEEDS_RECONCILIATION} for one that offers
-   * neither idempotency nor lookup).
+   * minAttempts <= attempts < maxAttemptsExclusive} by {@code transition}, each with its event.
    */
+  @Override
   public List<DeliverySnapshot> settleUncertain(
       String destination,
       int minAttempts,
       int maxAttemptsExclusive,
-      DeliveryState target,
-      String reason,
+      Transition transition,
       int limit)
       throws SQLException {
     return Transactions.inTransaction(
@@ -387,22 +380,25 @@ public final class Deliveries {
             update.setInt(2, minAttempts);
             update.setInt(3, maxAttemptsExclusive);
             update.setInt(4, limit);
-            update.setString(5, target.name());
-            update.setString(6, reason);
+            update.setString(5, transition.to().name());
+            update.setString(6, transition.reason());
             try (ResultSet rows = update.executeQuery()) {
               while (rows.next()) {
                 settled.add(snapshot(rows));
               }
             }
           }
-          for (DeliverySnapshot delivery : settled) {
-            events.append(connection, delivery, reason);
+          if (transition.announced()) {
+            for (DeliverySnapshot delivery : settled) {
+              events.append(connection, delivery, transition.reason());
+            }
           }
           return settled;
         });
   }
 
   /** Leases UNCERTAIN deliveries, uncertain for at least {@code grace}, for a remote lookup. */
+  @Override
   public List<ClaimedDelivery> claimUncertain(
       String destination, String owner, int limit, Duration lease, Duration grace)
       throws SQLException {
@@ -420,94 +416,56 @@ public final class Deliveries {
         });
   }
 
-  /** The outcome of an operator's attempt to change a delivery. */
-  public sealed interface OperatorChange {
-    record Applied(DeliveryState from, DeliverySnapshot after) implements OperatorChange {}
-
-    record NotFound() implements OperatorChange {}
-
-    record NotAllowed(DeliveryState current) implements OperatorChange {}
-  }
-
   /**
-   * Applies an operator's decision on the caller's transaction: locks the row, checks that its
-   * state is one of {@code allowedFrom}, moves it to {@code to} (taking any claim away), and writes
-   * the status event. The caller records the audit row in the same transaction.
+   * Locks a delivery for an operator's decision on the caller's transaction.
+   *
+   * @return its state, or empty when there is no such delivery
    */
-  public OperatorChange operatorChange(
-      Connection connection,
-      UUID deliveryId,
-      Set<DeliveryState> allowedFrom,
-      DeliveryState to,
-      String remoteId,
-      String reason,
-      boolean resetAttempts)
+  public Optional<DeliveryState> lockState(Connection connection, UUID deliveryId)
       throws SQLException {
-    DeliveryState from;
     try (PreparedStatement lock = connection.prepareStatement(LOCK_BY_ID)) {
       lock.setObject(1, deliveryId);
       try (ResultSet rows = lock.executeQuery()) {
-        if (!rows.next()) {
-          return new OperatorChange.NotFound();
-        }
-        from = DeliveryState.valueOf(rows.getString(1));
+        return rows.next()
+            ? Optional.of(DeliveryState.valueOf(rows.getString(1)))
+            : Optional.empty();
       }
     }
-    if (!allowedFrom.contains(from)) {
-      return new OperatorChange.NotAllowed(from);
-    }
+  }
+
+  /**
+   * Records an operator's decision on the caller's transaction, on a row {@link #lockState locked}
+   * in state {@code from}: moves it (taking any claim away, so a lookup in flight is fenced off)
+   * and writes the status event. The caller records the audit row in the same transaction.
+   */
+  public DeliverySnapshot applyOperatorChange(
+      Connection connection, UUID deliveryId, DeliveryState from, Transition transition)
+      throws SQLException {
     DeliverySnapshot after;
     try (PreparedStatement update = connection.prepareStatement(OPERATOR_UPDATE)) {
-      update.setString(1, to.name());
-      update.setString(2, remoteId);
-      update.setString(3, reason);
-      update.setBoolean(4, resetAttempts);
+      update.setString(1, transition.to().name());
+      update.setString(2, transition.remoteId());
+      update.setString(3, transition.reason());
+      update.setBoolean(4, transition.resetsAttempts());
       update.setObject(5, deliveryId);
+      update.setString(6, from.name());
       try (ResultSet rows = update.executeQuery()) {
-        rows.next();
+        if (!rows.next()) {
+          // The row is locked by this transaction: only a caller that did not lock it gets here.
+          throw new IllegalStateException(
+              "Delivery " + deliveryId + " is no longer " + from + "; lock it first");
+        }
         after = snapshot(rows);
       }
     }
-    events.append(connection, after, reason);
-    return new OperatorChange.Applied(from, after);
-  }
-
-  public Optional<DeliveryView> find(UUID id) throws SQLException {
-    try (Connection connection = dataSource.getConnection();
-        PreparedStatement select = connection.prepareStatement(VIEW_BY_ID)) {
-      select.setObject(1, id);
-      return firstView(select);
+    if (transition.announced()) {
+      events.append(connection, after, transition.reason());
     }
-  }
-
-  public Optional<DeliveryView> find(PublicationKey key) throws SQLException {
-    try (Connection connection = dataSource.getConnection();
-        PreparedStatement select = connection.prepareStatement(VIEW_BY_KEY)) {
-      select.setString(1, key.tenant());
-      select.setString(2, key.articleId());
-      select.setString(3, key.revisionId());
-      select.setString(4, key.destination());
-      return firstView(select);
-    }
-  }
-
-  /** Up to {@code limit} deliveries in {@code state}, oldest first (operators' work list). */
-  public List<DeliveryView> list(DeliveryState state, int limit) throws SQLException {
-    try (Connection connection = dataSource.getConnection();
-        PreparedStatement select = connection.prepareStatement(VIEW_BY_STATE)) {
-      select.setString(1, state.name());
-      select.setInt(2, limit);
-      List<DeliveryView> views = new ArrayList<>();
-      try (ResultSet rows = select.executeQuery()) {
-        while (rows.next()) {
-          views.add(view(rows));
-        }
-      }
-      return views;
-    }
+    return after;
   }
 
   /** Number of deliveries per state (states without rows are absent). */
+  @Override
   public Map<DeliveryState, Long> countByState() throws SQLException {
     Map<DeliveryState, Long> counts = new EnumMap<>(DeliveryState.class);
     try (Connection connection = dataSource.getConnection();
@@ -518,12 +476,6 @@ public final class Deliveries {
       }
     }
     return counts;
-  }
-
-  private static Optional<DeliveryView> firstView(PreparedStatement select) throws SQLException {
-    try (ResultSet rows = select.executeQuery()) {
-      return rows.next() ? Optional.of(view(rows)) : Optional.empty();
-    }
   }
 
   private static List<ClaimedDelivery> claims(PreparedStatement claim) throws SQLException {
@@ -565,29 +517,6 @@ public final class Deliveries {
         rows.getInt("attempts"),
         rows.getString("trace_parent"),
         rows.getString("trace_state"));
-  }
-
-  private static DeliveryView view(ResultSet rows) throws SQLException {
-    return new DeliveryView(
-        rows.getObject("id", UUID.class),
-        rows.getLong("seq"),
-        rows.getObject("job_id", UUID.class),
-        rows.getObject("message_id", UUID.class),
-        rows.getString("tenant_id"),
-        rows.getString("article_id"),
-        rows.getString("revision_id"),
-        rows.getString("destination"),
-        rows.getString("idempotency_key"),
-        rows.getString("payload_hash"),
-        DeliveryState.valueOf(rows.getString("state")),
-        rows.getInt("attempts"),
-        rows.getLong("claim_token"),
-        rows.getString("claim_owner"),
-        rows.getString("remote_id"),
-        rows.getString("last_error"),
-        instant(rows.getTimestamp("uncertain_since")),
-        instant(rows.getTimestamp("next_attempt_at")),
-        instant(rows.getTimestamp("updated_at")));
   }
 
   private static Instant instant(Timestamp timestamp) {

@@ -4,14 +4,25 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * The result a claim holder records: the next state, what it learned, and when to try again.
+ * A state change to record: the next state, what was learned, when the delivery is due again, and
+ * whether the change is announced by a status event. Decided by the delivery policy ({@code
+ * io.herald.consumer.policy.DeliveryPolicy}); recorded by {@link Deliveries}.
  *
  * @param remoteId the destination's id of the article, only with {@code PUBLISHED}
  * @param reason why (an error, a decision), null for a plain success
  * @param retryIn delay before the delivery is due again ({@code RETRY_WAIT}, or an {@code
  *     UNCERTAIN} lookup that could not be answered)
+ * @param announced whether a status event of {@link #eventType()} is written with the change; only
+ *     a lookup that got no answer stays {@code UNCERTAIN} silently
+ * @param resetsAttempts whether the attempt count starts over (an operator's retry)
  */
-public record Transition(DeliveryState to, String remoteId, String reason, Duration retryIn) {
+public record Transition(
+    DeliveryState to,
+    String remoteId,
+    String reason,
+    Duration retryIn,
+    boolean announced,
+    boolean resetsAttempts) {
 
   public Transition {
     Objects.requireNonNull(to, "to");
@@ -24,32 +35,50 @@ public record Transition(DeliveryState to, String remoteId, String reason, Durat
     }
   }
 
+  private static Transition to(DeliveryState to, String reason) {
+    return new Transition(to, null, reason, Duration.ZERO, true, false);
+  }
+
   public static Transition published(String remoteId, String reason) {
-    return new Transition(DeliveryState.PUBLISHED, remoteId, reason, Duration.ZERO);
+    return new Transition(DeliveryState.PUBLISHED, remoteId, reason, Duration.ZERO, true, false);
   }
 
   public static Transition retryWait(String reason, Duration retryIn) {
-    return new Transition(DeliveryState.RETRY_WAIT, null, reason, retryIn);
+    return new Transition(DeliveryState.RETRY_WAIT, null, reason, retryIn, true, false);
   }
 
   public static Transition pending(String reason) {
-    return new Transition(DeliveryState.PENDING, null, reason, Duration.ZERO);
+    return to(DeliveryState.PENDING, reason);
   }
 
   public static Transition uncertain(String reason) {
-    return new Transition(DeliveryState.UNCERTAIN, null, reason, Duration.ZERO);
+    return to(DeliveryState.UNCERTAIN, reason);
   }
 
   /** Stay uncertain (no event) and look again after {@code retryIn}. */
   public static Transition stillUncertain(String reason, Duration retryIn) {
-    return new Transition(DeliveryState.UNCERTAIN, null, reason, retryIn);
+    return new Transition(DeliveryState.UNCERTAIN, null, reason, retryIn, false, false);
   }
 
   public static Transition needsReconciliation(String reason) {
-    return new Transition(DeliveryState.NEEDS_RECONCILIATION, null, reason, Duration.ZERO);
+    return to(DeliveryState.NEEDS_RECONCILIATION, reason);
   }
 
   public static Transition failed(String reason) {
-    return new Transition(DeliveryState.FAILED, null, reason, Duration.ZERO);
+    return to(DeliveryState.FAILED, reason);
+  }
+
+  public static Transition abandoned(String reason) {
+    return to(DeliveryState.ABANDONED, reason);
+  }
+
+  /** The same change, with the attempt count starting over. */
+  public Transition withAttemptsReset() {
+    return new Transition(to, remoteId, reason, retryIn, announced, true);
+  }
+
+  /** The type of the status event written with this change, or null when it is not announced. */
+  public String eventType() {
+    return announced ? to.eventType() : null;
   }
 }

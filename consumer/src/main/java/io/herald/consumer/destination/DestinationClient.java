@@ -21,7 +21,7 @@ import java.util.concurrent.Executor;
  *
  * <p>Thread-safe; one instance per destination, shared by all dispatch workers.
  */
-public final class DestinationClient implements AutoCloseable {
+public final class DestinationClient implements Destination {
 
   private final DestinationConfig config;
   private final HttpClient http;
@@ -37,11 +37,12 @@ public final class DestinationClient implements AutoCloseable {
             .build();
   }
 
+  @Override
   public DestinationConfig config() {
     return config;
   }
 
-  /** Publishes the claimed delivery's article. Blocks for at most connect + request timeout. */
+  @Override
   public Outcome publish(ClaimedDelivery delivery) {
     String body;
     try {
@@ -72,6 +73,7 @@ public final class DestinationClient implements AutoCloseable {
   }
 
   /** Looks the delivery's article up by its external reference (the idempotency key). */
+  @Override
   public LookupResult lookUp(ClaimedDelivery delivery) {
     URI uri =
         articles(

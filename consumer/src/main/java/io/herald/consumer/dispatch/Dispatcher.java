@@ -1,13 +1,15 @@
 package io.herald.consumer.dispatch;
 
 import io.herald.consumer.delivery.ClaimedDelivery;
-import io.herald.consumer.delivery.Deliveries;
+import io.herald.consumer.delivery.DeliveryQueue;
 import io.herald.consumer.delivery.DeliverySnapshot;
 import io.herald.consumer.delivery.Transition;
-import io.herald.consumer.destination.DestinationClient;
+import io.herald.consumer.destination.Destination;
 import io.herald.consumer.destination.DestinationConfig;
 import io.herald.consumer.destination.Outcome;
-import io.herald.consumer.ops.ConsumerMetrics;
+import io.herald.consumer.metrics.ConsumerMetrics;
+import io.herald.consumer.policy.DeliveryPolicy;
+import io.herald.consumer.policy.DeliveryPolicy.Input;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * Claims due deliveries and publishes them. One poller thread claims work per destination, up to
  * that destination's free concurrency and the instance's pool size; each claimed delivery is
  * published on its own virtual thread, outside any database transaction, and its result recorded
- * only while the claim's fencing token is current.
+ * only while the claim's fencing token is current. What a result means (the next state, the
+ * backoff, the attempt bound) is the {@link DeliveryPolicy}'s decision; this class only claims,
+ * calls and records.
  *
  * <p>Lifecycle: {@link #start()} once, {@link #close()} once: stops claiming, waits up to the
  * shutdown grace for in-flight calls to be recorded, then interrupts what is left (those claims
@@ -36,9 +40,9 @@ public final class Dispatcher implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
 
-  private final Deliveries deliveries;
+  private final DeliveryQueue deliveries;
   private final DispatchSettings settings;
-  private final Backoff backoff;
+  private final DeliveryPolicy policy;
   private final ConsumerMetrics metrics;
   private final List<Lane> lanes = new ArrayList<>();
   private final Semaphore globalPermits;
@@ -49,18 +53,18 @@ public final class Dispatcher implements AutoCloseable {
   private boolean signalled;
   private Thread poller;
 
-  private record Lane(DestinationClient client, Semaphore permits) {
+  private record Lane(Destination client, Semaphore permits) {
     String name() {
       return client.config().name();
     }
   }
 
   public Dispatcher(
-      Deliveries deliveries,
-      Map<String, DestinationClient> destinations,
+      DeliveryQueue deliveries,
+      Map<String, ? extends Destination> destinations,
       DispatchSettings settings,
       int poolSize,
-      Backoff backoff,
+      DeliveryPolicy policy,
       ConsumerMetrics metrics) {
     if (poolSize < 1) {
       throw new IllegalArgumentException(
@@ -69,9 +73,9 @@ public final class Dispatcher implements AutoCloseable {
     this.globalPermits = new Semaphore(poolSize);
     this.deliveries = deliveries;
     this.settings = settings;
-    this.backoff = backoff;
+    this.policy = policy;
     this.metrics = metrics;
-    for (DestinationClient client : destinations.values()) {
+    for (Destination client : destinations.values()) {
       DestinationConfig config = client.config();
       if (settings.lease().compareTo(config.maxCallDuration()) <= 0) {
         throw new IllegalArgumentException(
@@ -98,7 +102,7 @@ public final class Dispatcher implements AutoCloseable {
         settings.owner(),
         lanes.stream().map(Lane::name).toList(),
         settings.lease(),
-        settings.maxAttempts());
+        policy.maxAttempts());
   }
 
   /** Tells the dispatcher that new work may be due (a cheap hint; polling covers a lost one). */
@@ -173,7 +177,12 @@ public final class Dispatcher implements AutoCloseable {
     long start = System.nanoTime();
     Outcome outcome = lane.client().publish(claim);
     metrics.dispatched(lane.name(), outcome.label(), Duration.ofNanos(System.nanoTime() - start));
-    Transition transition = decide(claim, outcome);
+    Transition transition =
+        policy
+            .decide(
+                claim.state(),
+                new Input.Dispatched(outcome, claim.attempts(), claim.wasEverUncertain()))
+            .transition();
     Optional<DeliverySnapshot> recorded;
     try {
       recorded = deliveries.complete(claim, transition);
@@ -199,26 +208,6 @@ public final class Dispatcher implements AutoCloseable {
     }
     metrics.transition(transition.to());
     logTransition(claim, transition, outcome);
-  }
-
-  /** Maps an outcome to the next state, applying the attempt bound and the backoff. */
-  Transition decide(ClaimedDelivery claim, Outcome outcome) {
-    return switch (outcome) {
-      case Outcome.Published published -> Transition.published(published.remoteId(), null);
-      case Outcome.Permanent permanent -> Transition.failed("rejected: " + permanent.reason());
-      case Outcome.Uncertain uncertain -> Transition.uncertain(uncertain.reason());
-      case Outcome.Retry retry -> {
-        if (claim.attempts() < settings.maxAttempts()) {
-          yield Transition.retryWait(
-              retry.reason(), backoff.delay(claim.attempts(), retry.retryAfter()));
-        }
-        String reason = "gave up after " + claim.attempts() + " attempts, last: " + retry.reason();
-        // An earlier attempt may have created the article: only a person can say it did not.
-        yield claim.wasEverUncertain()
-            ? Transition.needsReconciliation(reason + "; an earlier attempt was uncertain")
-            : Transition.failed(reason);
-      }
-    };
   }
 
   private static void logTransition(ClaimedDelivery claim, Transition transition, Outcome outcome) {

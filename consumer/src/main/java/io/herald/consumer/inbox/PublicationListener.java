@@ -2,7 +2,7 @@ package io.herald.consumer.inbox;
 
 import io.herald.consumer.delivery.Deliveries;
 import io.herald.consumer.delivery.IntakeResult;
-import io.herald.consumer.ops.ConsumerMetrics;
+import io.herald.consumer.metrics.ConsumerMetrics;
 import io.herald.runtime.inbox.Decoded;
 import io.herald.runtime.inbox.InboxHandler;
 import io.herald.runtime.inbox.InboxLoop;

@@ -4,9 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.herald.common.json.Json;
-import io.herald.consumer.delivery.Deliveries;
 import io.herald.consumer.delivery.DeliveryState;
 import io.herald.consumer.delivery.DeliveryView;
+import io.herald.consumer.delivery.DeliveryViews;
+import io.herald.consumer.policy.OperatorAction;
 import io.herald.consumer.reconcile.OperatorActions;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -44,11 +45,12 @@ public final class OperatorApiHandler extends Handler.Abstract {
   private static final Logger log = LoggerFactory.getLogger(OperatorApiHandler.class);
   private static final String PREFIX = "/v1/deliveries";
 
-  private final Deliveries deliveries;
+  private final DeliveryViews deliveries;
   private final OperatorActions actions;
   private final byte[] expectedAuthorization;
 
-  public OperatorApiHandler(Deliveries deliveries, OperatorActions actions, String operatorToken) {
+  public OperatorApiHandler(
+      DeliveryViews deliveries, OperatorActions actions, String operatorToken) {
     super(InvocationType.BLOCKING);
     this.deliveries = deliveries;
     this.actions = actions;
@@ -118,8 +120,7 @@ public final class OperatorApiHandler extends Handler.Abstract {
       if (body == null || !body.isObject()) {
         throw new IllegalArgumentException("body must be a JSON object");
       }
-      OperatorActions.Action action =
-          OperatorActions.Action.valueOf(text(body, "action").toUpperCase(Locale.ROOT));
+      OperatorAction action = OperatorAction.valueOf(text(body, "action").toUpperCase(Locale.ROOT));
       OperatorActions.Result result =
           actions.apply(
               action,
@@ -138,17 +139,7 @@ public final class OperatorApiHandler extends Handler.Abstract {
         case OperatorActions.Result.NotFound notFound ->
             write(response, callback, 404, error("not_found", "no delivery " + id));
         case OperatorActions.Result.NotAllowed notAllowed ->
-            write(
-                response,
-                callback,
-                409,
-                error(
-                    "not_allowed",
-                    action
-                        + " applies to "
-                        + notAllowed.allowed()
-                        + " but the delivery is "
-                        + notAllowed.current()));
+            write(response, callback, 409, error("not_allowed", notAllowed.reason()));
       }
       return;
     }

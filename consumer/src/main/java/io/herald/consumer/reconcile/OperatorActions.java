@@ -1,14 +1,18 @@
 package io.herald.consumer.reconcile;
 
 import io.herald.consumer.delivery.Deliveries;
-import io.herald.consumer.delivery.Deliveries.OperatorChange;
 import io.herald.consumer.delivery.DeliveryState;
+import io.herald.consumer.delivery.Transition;
+import io.herald.consumer.policy.DeliveryPolicy;
+import io.herald.consumer.policy.DeliveryPolicy.Decision;
+import io.herald.consumer.policy.DeliveryPolicy.Input;
+import io.herald.consumer.policy.OperatorAction;
 import io.herald.runtime.db.Transactions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.util.EnumSet;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Supplier;
@@ -18,7 +22,9 @@ import org.slf4j.LoggerFactory;
 /**
  * What an operator may decide about a delivery nobody could settle automatically. Each decision
  * changes the delivery, writes its status event and records who decided what, when and why in
- * {@code consumer.operator_action}, all in one transaction.
+ * {@code consumer.operator_action}, all in one transaction. Whether a decision applies to the
+ * delivery's state, and what it leads to, is the {@link DeliveryPolicy}'s answer; this class locks
+ * the row, asks, and records.
  *
  * <pre>{@code
  * actions.markPublished(deliveryId, "art-981", "alice", "found it in the CMS by title");
@@ -37,34 +43,14 @@ public final class OperatorActions {
 
     record NotFound(UUID deliveryId) implements Result {}
 
-    /** The delivery is not in a state this decision applies to; nothing changed. */
-    record NotAllowed(UUID deliveryId, DeliveryState current, Set<DeliveryState> allowed)
+    /**
+     * The delivery is not in a state this decision applies to; nothing changed.
+     *
+     * @param reason the policy's refusal
+     */
+    record NotAllowed(
+        UUID deliveryId, DeliveryState current, Set<DeliveryState> allowed, String reason)
         implements Result {}
-  }
-
-  /** The decisions, with the states they apply to and the state they lead to. */
-  public enum Action {
-    MARK_PUBLISHED(
-        EnumSet.of(DeliveryState.NEEDS_RECONCILIATION, DeliveryState.UNCERTAIN),
-        DeliveryState.PUBLISHED),
-    RETRY(EnumSet.of(DeliveryState.NEEDS_RECONCILIATION), DeliveryState.PENDING),
-    ABANDON(EnumSet.of(DeliveryState.NEEDS_RECONCILIATION), DeliveryState.ABANDONED);
-
-    private final Set<DeliveryState> from;
-    private final DeliveryState to;
-
-    Action(Set<DeliveryState> from, DeliveryState to) {
-      this.from = from;
-      this.to = to;
-    }
-
-    public Set<DeliveryState> from() {
-      return from;
-    }
-
-    public DeliveryState to() {
-      return to;
-    }
   }
 
   private static final Logger log = LoggerFactory.getLogger(OperatorActions.class);
@@ -77,71 +63,62 @@ public final class OperatorActions {
       """;
 
   private final Deliveries deliveries;
+  private final DeliveryPolicy policy;
   private final Supplier<UUID> ids;
 
-  public OperatorActions(Deliveries deliveries, Supplier<UUID> ids) {
-    this.deliveries = deliveries;
-    this.ids = ids;
+  public OperatorActions(Deliveries deliveries, DeliveryPolicy policy, Supplier<UUID> ids) {
+    this.deliveries = Objects.requireNonNull(deliveries, "deliveries");
+    this.policy = Objects.requireNonNull(policy, "policy");
+    this.ids = Objects.requireNonNull(ids, "ids");
   }
 
   /** The operator established that the article exists at the destination as {@code remoteId}. */
   public Result markPublished(UUID deliveryId, String remoteId, String actor, String reason)
       throws SQLException {
     requireText("remoteId", remoteId);
-    return apply(Action.MARK_PUBLISHED, deliveryId, remoteId, actor, reason);
+    return apply(OperatorAction.MARK_PUBLISHED, deliveryId, remoteId, actor, reason);
   }
 
   /** The operator established that nothing was created: send again (attempts start over). */
   public Result retry(UUID deliveryId, String actor, String reason) throws SQLException {
-    return apply(Action.RETRY, deliveryId, null, actor, reason);
+    return apply(OperatorAction.RETRY, deliveryId, null, actor, reason);
   }
 
   /** The operator gives the delivery up; it becomes final and releases later revisions. */
   public Result abandon(UUID deliveryId, String actor, String reason) throws SQLException {
-    return apply(Action.ABANDON, deliveryId, null, actor, reason);
+    return apply(OperatorAction.ABANDON, deliveryId, null, actor, reason);
   }
 
-  public Result apply(Action action, UUID deliveryId, String remoteId, String actor, String reason)
+  public Result apply(
+      OperatorAction action, UUID deliveryId, String remoteId, String actor, String reason)
       throws SQLException {
     Objects.requireNonNull(action, "action");
     Objects.requireNonNull(deliveryId, "deliveryId");
     requireText("actor", actor);
     requireText("reason", reason);
-    if (action == Action.MARK_PUBLISHED) {
+    if (action == OperatorAction.MARK_PUBLISHED) {
       requireText("remoteId", remoteId);
     }
     UUID actionId = ids.get();
-    String eventReason = "operator " + actor + ": " + action + ": " + reason;
+    Input.Operator input = new Input.Operator(action, remoteId, actor, reason);
     Result result =
         Transactions.inTransaction(
             deliveries.dataSource(),
             connection -> {
-              OperatorChange change =
-                  deliveries.operatorChange(
-                      connection,
-                      deliveryId,
-                      action.from(),
-                      action.to(),
-                      action == Action.MARK_PUBLISHED ? remoteId : null,
-                      eventReason,
-                      action == Action.RETRY);
-              return switch (change) {
-                case OperatorChange.NotFound notFound -> new Result.NotFound(deliveryId);
-                case OperatorChange.NotAllowed notAllowed ->
-                    new Result.NotAllowed(deliveryId, notAllowed.current(), action.from());
-                case OperatorChange.Applied applied -> {
-                  audit(
-                      connection,
-                      actionId,
-                      deliveryId,
-                      action,
-                      actor,
-                      reason,
-                      remoteId,
-                      applied.from());
-                  yield new Result.Applied(actionId, applied.from(), action.to());
-                }
-              };
+              Optional<DeliveryState> current = deliveries.lockState(connection, deliveryId);
+              if (current.isEmpty()) {
+                return new Result.NotFound(deliveryId);
+              }
+              DeliveryState from = current.get();
+              Decision decision = policy.decide(from, input);
+              if (decision instanceof Decision.Refuse refuse) {
+                return new Result.NotAllowed(
+                    deliveryId, from, policy.allowedFrom(action), refuse.reason());
+              }
+              Transition transition = decision.transition();
+              deliveries.applyOperatorChange(connection, deliveryId, from, transition);
+              audit(connection, actionId, deliveryId, action, actor, reason, transition, from);
+              return new Result.Applied(actionId, from, transition.to());
             });
     log.info(
         "Operator action on delivery {}: {} by {} ({}): {}",
@@ -157,10 +134,10 @@ public final class OperatorActions {
       Connection connection,
       UUID actionId,
       UUID deliveryId,
-      Action action,
+      OperatorAction action,
       String actor,
       String reason,
-      String remoteId,
+      Transition transition,
       DeliveryState from)
       throws SQLException {
     try (PreparedStatement insert = connection.prepareStatement(AUDIT)) {
@@ -169,9 +146,9 @@ public final class OperatorActions {
       insert.setString(3, action.name());
       insert.setString(4, actor);
       insert.setString(5, reason);
-      insert.setString(6, action == Action.MARK_PUBLISHED ? remoteId : null);
+      insert.setString(6, transition.remoteId());
       insert.setString(7, from.name());
-      insert.setString(8, action.to().name());
+      insert.setString(8, transition.to().name());
       insert.executeUpdate();
     }
   }

@@ -1,15 +1,20 @@
 package io.herald.consumer.reconcile;
 
 import io.herald.consumer.delivery.ClaimedDelivery;
-import io.herald.consumer.delivery.Deliveries;
+import io.herald.consumer.delivery.DeliveryQueue;
 import io.herald.consumer.delivery.DeliverySnapshot;
 import io.herald.consumer.delivery.DeliveryState;
 import io.herald.consumer.delivery.Transition;
-import io.herald.consumer.destination.DestinationClient;
+import io.herald.consumer.destination.Destination;
 import io.herald.consumer.destination.DestinationConfig;
 import io.herald.consumer.destination.LookupResult;
 import io.herald.consumer.dispatch.DispatchSettings;
-import io.herald.consumer.ops.ConsumerMetrics;
+import io.herald.consumer.metrics.ConsumerMetrics;
+import io.herald.consumer.policy.Capabilities;
+import io.herald.consumer.policy.DeliveryPolicy;
+import io.herald.consumer.policy.DeliveryPolicy.Decision;
+import io.herald.consumer.policy.DeliveryPolicy.Input;
+import io.herald.consumer.policy.DeliveryPolicy.UncertainRule;
 import io.herald.runtime.task.PeriodicTask;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -35,6 +40,9 @@ import org.slf4j.LoggerFactory;
  *       with neither gets NEEDS_RECONCILIATION and an operator decides. Never a blind retry.
  * </ol>
  *
+ * <p>Those rules are the {@link DeliveryPolicy}'s ({@link DeliveryPolicy#uncertainRules}, applied
+ * in bulk by attempt range); this class only selects, looks up and records.
+ *
  * <p>Every instance may run a reconciler: rows are taken with {@code SKIP LOCKED} and lookups are
  * fenced like dispatches. Each step works in batches and stops between them when closing. Lifecycle
  * ({@link PeriodicTask}): {@link #start()} once, {@link #close()} once. Thread-safe.
@@ -43,24 +51,27 @@ public final class Reconciler implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(Reconciler.class);
 
-  private final Deliveries deliveries;
-  private final Map<String, DestinationClient> destinations;
+  private final DeliveryQueue deliveries;
+  private final Map<String, Destination> destinations;
   private final DispatchSettings dispatch;
   private final ReconcileSettings settings;
+  private final DeliveryPolicy policy;
   private final ConsumerMetrics metrics;
   private final ExecutorService lookups = Executors.newVirtualThreadPerTaskExecutor();
   private final PeriodicTask task;
 
   public Reconciler(
-      Deliveries deliveries,
-      Map<String, DestinationClient> destinations,
+      DeliveryQueue deliveries,
+      Map<String, ? extends Destination> destinations,
       DispatchSettings dispatch,
       ReconcileSettings settings,
+      DeliveryPolicy policy,
       ConsumerMetrics metrics) {
     this.deliveries = deliveries;
     this.destinations = Map.copyOf(destinations);
     this.dispatch = dispatch;
     this.settings = settings;
+    this.policy = policy;
     this.metrics = metrics;
     this.task =
         PeriodicTask.named("herald-reconciler")
@@ -82,79 +93,62 @@ public final class Reconciler implements AutoCloseable {
 
   /** One reconciliation round (also called directly by tests and tools). */
   public void runOnce() throws SQLException {
+    Transition expiry =
+        policy.decide(DeliveryState.DISPATCHING, new Input.LeaseExpired()).transition();
     List<DeliverySnapshot> expired;
     do {
-      expired = deliveries.expireLeases(settings.batchSize());
+      expired = deliveries.expireLeases(settings.batchSize(), expiry);
       for (DeliverySnapshot delivery : expired) {
-        metrics.transition(DeliveryState.UNCERTAIN);
+        metrics.transition(expiry.to());
         log.warn(
-            "Claim on delivery {} ({}) expired before a result was recorded: now UNCERTAIN",
+            "Claim on delivery {} ({}) expired before a result was recorded: now {}",
             delivery.deliveryId(),
-            delivery.aggregateId());
+            delivery.aggregateId(),
+            expiry.to());
       }
     } while (!task.stopping() && expired.size() == settings.batchSize());
-    for (DestinationClient client : destinations.values()) {
-      DestinationConfig config = client.config();
-      if (config.honoursIdempotencyKey()) {
-        settle(
-            config,
-            dispatch.maxAttempts(),
-            Integer.MAX_VALUE,
-            DeliveryState.NEEDS_RECONCILIATION,
-            "uncertain after "
-                + dispatch.maxAttempts()
-                + " attempts at a destination that honours idempotency keys: an operator decides");
-        settle(
-            config,
-            0,
-            dispatch.maxAttempts(),
-            DeliveryState.PENDING,
-            "uncertain outcome; the destination honours idempotency keys: retry with the same key");
-      } else if (config.supportsLookup()) {
-        lookUp(client);
-      } else {
-        settle(
-            config,
-            0,
-            Integer.MAX_VALUE,
-            DeliveryState.NEEDS_RECONCILIATION,
-            "uncertain outcome; the destination offers neither idempotency keys nor lookup: an"
-                + " operator decides");
+    for (Destination client : destinations.values()) {
+      for (UncertainRule rule : policy.uncertainRules(capabilities(client.config()))) {
+        if (rule.decision() instanceof Decision.LookUp) {
+          lookUp(client);
+        } else {
+          settle(client.config(), rule, rule.decision().transition());
+        }
       }
     }
     metrics.deliveriesByState(deliveries.countByState());
   }
 
-  private void settle(
-      DestinationConfig config,
-      int minAttempts,
-      int maxAttemptsExclusive,
-      DeliveryState target,
-      String reason)
+  /** What the policy needs to know about a destination. */
+  static Capabilities capabilities(DestinationConfig config) {
+    return new Capabilities(
+        config.honoursIdempotencyKey(), config.supportsLookup(), config.lookupGrace());
+  }
+
+  private void settle(DestinationConfig config, UncertainRule rule, Transition transition)
       throws SQLException {
     List<DeliverySnapshot> settled;
     do {
       settled =
           deliveries.settleUncertain(
               config.name(),
-              minAttempts,
-              maxAttemptsExclusive,
-              target,
-              reason,
+              rule.minAttempts(),
+              rule.maxAttemptsExclusive(),
+              transition,
               settings.batchSize());
       for (DeliverySnapshot delivery : settled) {
-        metrics.transition(target);
+        metrics.transition(transition.to());
         log.warn(
             "Uncertain delivery {} ({}) is now {}: {}",
             delivery.deliveryId(),
             delivery.aggregateId(),
-            target,
-            reason);
+            transition.to(),
+            transition.reason());
       }
     } while (!task.stopping() && settled.size() == settings.batchSize());
   }
 
-  private void lookUp(DestinationClient client) throws SQLException {
+  private void lookUp(Destination client) throws SQLException {
     DestinationConfig config = client.config();
     List<ClaimedDelivery> claims =
         deliveries.claimUncertain(
@@ -179,31 +173,20 @@ public final class Reconciler implements AutoCloseable {
     }
   }
 
-  private void resolve(DestinationClient client, ClaimedDelivery claim) {
+  private void resolve(Destination client, ClaimedDelivery claim) {
     LookupResult result = client.lookUp(claim);
     Transition transition =
-        switch (result) {
-          case LookupResult.Found found ->
-              Transition.published(found.remoteId(), "found by lookup after an uncertain attempt");
-          case LookupResult.NotFound notFound ->
-              claim.attempts() < dispatch.maxAttempts()
-                  ? Transition.pending(
-                      "lookup found no article "
-                          + client.config().lookupGrace()
-                          + " after the uncertain attempt: safe retry")
-                  : Transition.needsReconciliation(
-                      "lookup found no article but "
-                          + claim.attempts()
-                          + " attempts are used up: an operator decides");
-          case LookupResult.Unavailable unavailable ->
-              Transition.stillUncertain(unavailable.reason(), settings.lookupRetry());
-        };
+        policy
+            .decide(
+                claim.state(),
+                new Input.LookedUp(result, capabilities(client.config()), claim.attempts()))
+            .transition();
     try {
       Optional<DeliverySnapshot> recorded = deliveries.complete(claim, transition);
       if (recorded.isEmpty()) {
         metrics.fenced(client.config().name());
         log.warn("Discarded lookup result {} of {}: claim taken over", result, claim);
-      } else if (transition.to() != DeliveryState.UNCERTAIN) {
+      } else if (transition.announced()) {
         metrics.transition(transition.to());
         log.info(
             "Uncertain {} resolved by lookup: {} ({})",

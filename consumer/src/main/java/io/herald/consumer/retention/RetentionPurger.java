@@ -1,6 +1,6 @@
 package io.herald.consumer.retention;
 
-import io.herald.consumer.ops.ConsumerMetrics;
+import io.herald.consumer.metrics.ConsumerMetrics;
 import io.herald.runtime.db.BatchedDelete;
 import io.herald.runtime.task.PeriodicTask;
 import java.sql.SQLException;

@@ -1,4 +1,4 @@
-package io.herald.consumer.ops;
+package io.herald.consumer.metrics;
 
 import io.herald.consumer.delivery.DeliveryState;
 import io.micrometer.core.instrument.Counter;

@@ -1,0 +1,55 @@
+package io.herald.consumer.delivery;
+
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The claim-and-transition side of the delivery table, as the dispatcher and the reconciler use it:
+ * claim due or uncertain work, record the transition the delivery policy decided, expire leases,
+ * settle uncertain deliveries in bulk. {@link Deliveries} is the implementation; tests use
+ * hand-written fakes.
+ *
+ * <p>Implementations are thread-safe; every change writes its status event in its transaction.
+ */
+public interface DeliveryQueue {
+
+  /** Claims up to {@code limit} due deliveries of {@code destination} for {@code owner}. */
+  List<ClaimedDelivery> claimDue(String destination, String owner, int limit, Duration lease)
+      throws SQLException;
+
+  /**
+   * Records {@code transition} for a claim, with its status event when announced, if the claim is
+   * still current.
+   *
+   * @return the delivery after the transition, or empty when the claim was fenced off (its lease
+   *     expired and the row was taken over): the result is then discarded
+   */
+  Optional<DeliverySnapshot> complete(ClaimedDelivery claim, Transition transition)
+      throws SQLException;
+
+  /** Records {@code transition} (the policy's rule for an expired lease) for expired claims. */
+  List<DeliverySnapshot> expireLeases(int limit, Transition transition) throws SQLException;
+
+  /**
+   * Applies {@code transition} to up to {@code limit} unclaimed UNCERTAIN deliveries of {@code
+   * destination} with {@code minAttempts <= attempts < maxAttemptsExclusive}.
+   */
+  List<DeliverySnapshot> settleUncertain(
+      String destination,
+      int minAttempts,
+      int maxAttemptsExclusive,
+      Transition transition,
+      int limit)
+      throws SQLException;
+
+  /** Leases UNCERTAIN deliveries, uncertain for at least {@code grace}, for a remote lookup. */
+  List<ClaimedDelivery> claimUncertain(
+      String destination, String owner, int limit, Duration lease, Duration grace)
+      throws SQLException;
+
+  /** Number of deliveries per state (states without rows are absent). */
+  Map<DeliveryState, Long> countByState() throws SQLException;
+}

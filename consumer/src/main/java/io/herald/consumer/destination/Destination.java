@@ -1,0 +1,24 @@
+package io.herald.consumer.destination;
+
+import io.herald.consumer.delivery.ClaimedDelivery;
+
+/**
+ * One destination publishing API as the dispatcher and the reconciler see it. {@link
+ * DestinationClient} speaks HTTP; tests use hand-written fakes.
+ *
+ * <p>Implementations are thread-safe and never throw for a remote failure: every answer, or its
+ * absence, is an {@link Outcome} or a {@link LookupResult}.
+ */
+public interface Destination extends AutoCloseable {
+
+  DestinationConfig config();
+
+  /** Publishes the claimed delivery's article. Blocks for at most connect + request timeout. */
+  Outcome publish(ClaimedDelivery delivery);
+
+  /** Asks whether an article carries the claimed delivery's idempotency key. */
+  LookupResult lookUp(ClaimedDelivery delivery);
+
+  @Override
+  void close();
+}

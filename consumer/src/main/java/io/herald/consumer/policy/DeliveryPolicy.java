@@ -1,0 +1,324 @@
+package io.herald.consumer.policy;
+
+import io.herald.consumer.delivery.DeliveryState;
+import io.herald.consumer.delivery.Transition;
+import io.herald.consumer.destination.LookupResult;
+import io.herald.consumer.destination.Outcome;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The delivery state machine of {@code docs/design.md} ("Delivery states"), as one pure function:
+ * given a delivery's state and what happened to it (a destination's answer, a lookup's answer, an
+ * expired lease, a reconciliation round, an operator's decision), {@link #decide} says what comes
+ * next: a {@link Decision.Move} to record, a lookup to make or wait for, or a refusal with its
+ * reason. The dispatcher, the reconciler and the operator actions only do the I/O around it.
+ *
+ * <pre>{@code
+ * DeliveryPolicy policy = new DeliveryPolicy(5, Duration.ofSeconds(30), backoff::delay);
+ * Decision next = policy.decide(claim.state(), new Input.Dispatched(outcome, claim.attempts(),
+ *     claim.wasEverUncertain()));
+ * }</pre>
+ *
+ * <p>No I/O, no clock: times come in as durations. The {@link RetryDelay} is the one injected
+ * effect (backoff jitter). Thread-safe if the retry delay is. Arguments must not be null.
+ */
+public final class DeliveryPolicy {
+
+  /** The backoff before a retriable failure is tried again. */
+  @FunctionalInterface
+  public interface RetryDelay {
+    /**
+     * @param attempt the attempt that just failed, from 1
+     * @param retryAfter the destination's hint, or null
+     */
+    Duration delay(int attempt, Duration retryAfter);
+  }
+
+  /** What happened to a delivery. */
+  public sealed interface Input {
+
+    /**
+     * A destination answered the claim holder's publish call.
+     *
+     * @param attempts attempts so far, this one included
+     * @param everUncertain whether an earlier attempt of this delivery was uncertain
+     */
+    record Dispatched(Outcome outcome, int attempts, boolean everUncertain) implements Input {
+      public Dispatched {
+        Objects.requireNonNull(outcome, "outcome");
+      }
+    }
+
+    /** The reconciler's lookup by external reference answered. */
+    record LookedUp(LookupResult result, Capabilities destination, int attempts) implements Input {
+      public LookedUp {
+        Objects.requireNonNull(result, "result");
+        Objects.requireNonNull(destination, "destination");
+      }
+    }
+
+    /** A claim's lease ran out before its holder recorded a result. */
+    record LeaseExpired() implements Input {}
+
+    /**
+     * A reconciliation round found the delivery with nobody holding it.
+     *
+     * @param uncertainFor how long the delivery has been uncertain
+     */
+    record Reconcile(Capabilities destination, int attempts, Duration uncertainFor)
+        implements Input {
+      public Reconcile {
+        Objects.requireNonNull(destination, "destination");
+        Objects.requireNonNull(uncertainFor, "uncertainFor");
+      }
+    }
+
+    /**
+     * An operator's decision.
+     *
+     * @param remoteId the article's id at the destination ({@code MARK_PUBLISHED} only)
+     */
+    record Operator(OperatorAction action, String remoteId, String actor, String reason)
+        implements Input {
+      public Operator {
+        Objects.requireNonNull(action, "action");
+      }
+    }
+  }
+
+  /** What comes next. */
+  public sealed interface Decision {
+
+    /** Record this change (with its status event when {@link Transition#announced()}). */
+    record Move(Transition transition) implements Decision {
+      public Move {
+        Objects.requireNonNull(transition, "transition");
+      }
+    }
+
+    /** Ask the destination whether the article exists (lease it for a lookup). */
+    record LookUp() implements Decision {}
+
+    /** Nothing yet: ask again once {@code remaining} has passed. */
+    record Wait(Duration remaining) implements Decision {}
+
+    /** The input does not apply to the delivery in its state; nothing changes. */
+    record Refuse(String reason) implements Decision {}
+
+    /** The transition of a {@link Move}; anything else is a caller's bug. */
+    default Transition transition() {
+      if (this instanceof Move move) {
+        return move.transition();
+      }
+      throw new IllegalStateException("Expected a state change, the policy decided " + this);
+    }
+  }
+
+  /**
+   * What the reconciler does with unclaimed UNCERTAIN deliveries at one destination whose attempt
+   * count is in {@code [minAttempts, maxAttemptsExclusive)}: a {@link Decision.Move} applied to all
+   * of them at once, or a {@link Decision.LookUp} once each is uncertain for the lookup grace.
+   */
+  public record UncertainRule(int minAttempts, int maxAttemptsExclusive, Decision decision) {
+    boolean covers(int attempts) {
+      return attempts >= minAttempts && attempts < maxAttemptsExclusive;
+    }
+  }
+
+  private static final Map<OperatorAction, Set<DeliveryState>> OPERATOR_FROM =
+      new EnumMap<>(
+          Map.of(
+              OperatorAction.MARK_PUBLISHED,
+              EnumSet.of(DeliveryState.NEEDS_RECONCILIATION, DeliveryState.UNCERTAIN),
+              OperatorAction.RETRY,
+              EnumSet.of(DeliveryState.NEEDS_RECONCILIATION),
+              OperatorAction.ABANDON,
+              EnumSet.of(DeliveryState.NEEDS_RECONCILIATION)));
+
+  private static final Set<DeliveryState> CLAIMABLE =
+      Collections.unmodifiableSet(EnumSet.of(DeliveryState.PENDING, DeliveryState.RETRY_WAIT));
+
+  private final int maxAttempts;
+  private final Duration lookupRetry;
+  private final RetryDelay retryDelay;
+
+  /**
+   * @param maxAttempts attempts before a retriable failure becomes final ({@code
+   *     consumer.dispatch.max-attempts})
+   * @param lookupRetry pause before a lookup that got no answer is tried again ({@code
+   *     consumer.reconcile.lookup-retry})
+   */
+  public DeliveryPolicy(int maxAttempts, Duration lookupRetry, RetryDelay retryDelay) {
+    if (maxAttempts < 1) {
+      throw new IllegalArgumentException(
+          "consumer.dispatch.max-attempts must be at least 1: " + maxAttempts);
+    }
+    this.maxAttempts = maxAttempts;
+    this.lookupRetry = Objects.requireNonNull(lookupRetry, "lookupRetry");
+    this.retryDelay = Objects.requireNonNull(retryDelay, "retryDelay");
+  }
+
+  public int maxAttempts() {
+    return maxAttempts;
+  }
+
+  /** What follows {@code input} for a delivery in {@code state}. */
+  public Decision decide(DeliveryState state, Input input) {
+    Objects.requireNonNull(state, "state");
+    return switch (input) {
+      case Input.Dispatched dispatched ->
+          state == DeliveryState.DISPATCHING
+              ? move(dispatched(dispatched))
+              : refuse("a destination's answer is recorded only under a dispatch claim", state);
+      case Input.LookedUp lookedUp ->
+          state == DeliveryState.UNCERTAIN
+              ? move(lookedUp(lookedUp))
+              : refuse("a lookup settles only an UNCERTAIN delivery", state);
+      case Input.LeaseExpired expired ->
+          state == DeliveryState.DISPATCHING
+              // The holder may have sent the request: never PENDING, always uncertain.
+              ? move(Transition.uncertain("claim lease expired before a result was recorded"))
+              : refuse("only a dispatch claim has a lease that expires", state);
+      case Input.Reconcile reconcile ->
+          state == DeliveryState.UNCERTAIN
+              ? reconcile(reconcile)
+              : refuse("only an UNCERTAIN delivery is reconciled", state);
+      case Input.Operator operator -> operator(state, operator);
+    };
+  }
+
+  /**
+   * The states a due delivery is claimed from for dispatch ({@code -> DISPATCHING}, by the claim
+   * statement). A due {@code RETRY_WAIT} is claimed directly, so {@code RETRY_WAIT -> PENDING}
+   * costs no write.
+   */
+  public static Set<DeliveryState> claimable() {
+    return CLAIMABLE;
+  }
+
+  /** The states an operator's {@code action} applies to. */
+  public Set<DeliveryState> allowedFrom(OperatorAction action) {
+    return Collections.unmodifiableSet(OPERATOR_FROM.get(action));
+  }
+
+  /**
+   * How unclaimed UNCERTAIN deliveries at a destination with {@code destination}'s capabilities are
+   * settled, by attempts used; the rules cover every count from 0 without overlap.
+   */
+  public List<UncertainRule> uncertainRules(Capabilities destination) {
+    if (destination.honoursIdempotencyKey()) {
+      return List.of(
+          new UncertainRule(
+              maxAttempts,
+              Integer.MAX_VALUE,
+              move(
+                  Transition.needsReconciliation(
+                      "uncertain after "
+                          + maxAttempts
+                          + " attempts at a destination that honours idempotency keys: an"
+                          + " operator decides"))),
+          new UncertainRule(
+              0,
+              maxAttempts,
+              move(
+                  Transition.pending(
+                      "uncertain outcome; the destination honours idempotency keys: retry with"
+                          + " the same key"))));
+    }
+    if (destination.supportsLookup()) {
+      return List.of(new UncertainRule(0, Integer.MAX_VALUE, new Decision.LookUp()));
+    }
+    return List.of(
+        new UncertainRule(
+            0,
+            Integer.MAX_VALUE,
+            move(
+                Transition.needsReconciliation(
+                    "uncertain outcome; the destination offers neither idempotency keys nor"
+                        + " lookup: an operator decides"))));
+  }
+
+  private Transition dispatched(Input.Dispatched dispatched) {
+    return switch (dispatched.outcome()) {
+      case Outcome.Published published -> Transition.published(published.remoteId(), null);
+      case Outcome.Permanent permanent -> Transition.failed("rejected: " + permanent.reason());
+      case Outcome.Uncertain uncertain -> Transition.uncertain(uncertain.reason());
+      case Outcome.Retry retry -> {
+        int attempts = dispatched.attempts();
+        if (attempts < maxAttempts) {
+          yield Transition.retryWait(
+              retry.reason(), retryDelay.delay(attempts, retry.retryAfter()));
+        }
+        String reason = "gave up after " + attempts + " attempts, last: " + retry.reason();
+        // An earlier attempt may have created the article: only a person can say it did not.
+        yield dispatched.everUncertain()
+            ? Transition.needsReconciliation(reason + "; an earlier attempt was uncertain")
+            : Transition.failed(reason);
+      }
+    };
+  }
+
+  private Transition lookedUp(Input.LookedUp lookedUp) {
+    return switch (lookedUp.result()) {
+      case LookupResult.Found found ->
+          Transition.published(found.remoteId(), "found by lookup after an uncertain attempt");
+      case LookupResult.NotFound notFound ->
+          lookedUp.attempts() < maxAttempts
+              ? Transition.pending(
+                  "lookup found no article "
+                      + lookedUp.destination().lookupGrace()
+                      + " after the uncertain attempt: safe retry")
+              : Transition.needsReconciliation(
+                  "lookup found no article but "
+                      + lookedUp.attempts()
+                      + " attempts are used up: an operator decides");
+      case LookupResult.Unavailable unavailable ->
+          Transition.stillUncertain(unavailable.reason(), lookupRetry);
+    };
+  }
+
+  private Decision reconcile(Input.Reconcile reconcile) {
+    for (UncertainRule rule : uncertainRules(reconcile.destination())) {
+      if (rule.covers(reconcile.attempts())) {
+        Duration grace = reconcile.destination().lookupGrace();
+        if (rule.decision() instanceof Decision.LookUp
+            && reconcile.uncertainFor().compareTo(grace) < 0) {
+          return new Decision.Wait(grace.minus(reconcile.uncertainFor()));
+        }
+        return rule.decision();
+      }
+    }
+    throw new IllegalArgumentException("attempts must not be negative: " + reconcile.attempts());
+  }
+
+  private Decision operator(DeliveryState state, Input.Operator operator) {
+    OperatorAction action = operator.action();
+    Set<DeliveryState> allowed = OPERATOR_FROM.get(action);
+    if (!allowed.contains(state)) {
+      return new Decision.Refuse(
+          action + " applies to " + allowed + " but the delivery is " + state);
+    }
+    String reason = "operator " + operator.actor() + ": " + action + ": " + operator.reason();
+    return move(
+        switch (action) {
+          case MARK_PUBLISHED -> Transition.published(operator.remoteId(), reason);
+          case RETRY -> Transition.pending(reason).withAttemptsReset();
+          case ABANDON -> Transition.abandoned(reason);
+        });
+  }
+
+  private static Decision move(Transition transition) {
+    return new Decision.Move(transition);
+  }
+
+  private static Decision refuse(String rule, DeliveryState state) {
+    return new Decision.Refuse(rule + "; the delivery is " + state);
+  }
+}

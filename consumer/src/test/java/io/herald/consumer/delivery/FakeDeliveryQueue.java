@@ -1,0 +1,138 @@
+package io.herald.consumer.delivery;
+
+import io.herald.common.event.PublicationKey;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Queue;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A delivery queue in memory for dispatcher and reconciler tests: hands out the claims it is given,
+ * records every transition asked of it, and can refuse (fence) or fail on request. Thread-safe.
+ */
+public final class FakeDeliveryQueue implements DeliveryQueue {
+
+  /** A transition the queue was asked to record for a claim. */
+  public record Completed(ClaimedDelivery claim, Transition transition) {}
+
+  /** A bulk settlement of unclaimed UNCERTAIN deliveries. */
+  public record Settled(
+      String destination, int minAttempts, int maxAttemptsExclusive, Transition transition) {}
+
+  /** A lookup claim request. */
+  public record UncertainClaim(String destination, Duration lease, Duration grace) {}
+
+  public final Queue<ClaimedDelivery> due = new ArrayDeque<>();
+  public final Queue<ClaimedDelivery> uncertain = new ArrayDeque<>();
+  public final List<Completed> completed = Collections.synchronizedList(new ArrayList<>());
+  public final List<Settled> settled = Collections.synchronizedList(new ArrayList<>());
+  public final List<UncertainClaim> uncertainClaims =
+      Collections.synchronizedList(new ArrayList<>());
+  public final List<Transition> expiries = Collections.synchronizedList(new ArrayList<>());
+  public final List<DeliverySnapshot> expired = new ArrayList<>();
+  public final Map<DeliveryState, Long> counts = new EnumMap<>(DeliveryState.class);
+  public final AtomicInteger claimFailures = new AtomicInteger();
+  public volatile boolean fenceEverything;
+  public volatile int countCalls;
+
+  @Override
+  public synchronized List<ClaimedDelivery> claimDue(
+      String destination, String owner, int limit, Duration lease) throws SQLException {
+    if (claimFailures.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+      throw new SQLException("database unavailable (fake)", "08006");
+    }
+    List<ClaimedDelivery> claims = new ArrayList<>();
+    while (claims.size() < limit && !due.isEmpty()) {
+      claims.add(due.poll());
+    }
+    return claims;
+  }
+
+  @Override
+  public Optional<DeliverySnapshot> complete(ClaimedDelivery claim, Transition transition) {
+    completed.add(new Completed(claim, transition));
+    return fenceEverything ? Optional.empty() : Optional.of(snapshot(claim, transition.to()));
+  }
+
+  @Override
+  public synchronized List<DeliverySnapshot> expireLeases(int limit, Transition transition) {
+    expiries.add(transition);
+    List<DeliverySnapshot> batch =
+        new ArrayList<>(expired.subList(0, Math.min(limit, expired.size())));
+    expired.subList(0, batch.size()).clear();
+    return batch;
+  }
+
+  @Override
+  public List<DeliverySnapshot> settleUncertain(
+      String destination,
+      int minAttempts,
+      int maxAttemptsExclusive,
+      Transition transition,
+      int limit) {
+    settled.add(new Settled(destination, minAttempts, maxAttemptsExclusive, transition));
+    return List.of();
+  }
+
+  @Override
+  public synchronized List<ClaimedDelivery> claimUncertain(
+      String destination, String owner, int limit, Duration lease, Duration grace) {
+    uncertainClaims.add(new UncertainClaim(destination, lease, grace));
+    List<ClaimedDelivery> claims = new ArrayList<>();
+    while (claims.size() < limit && !uncertain.isEmpty()) {
+      claims.add(uncertain.poll());
+    }
+    return claims;
+  }
+
+  @Override
+  public synchronized Map<DeliveryState, Long> countByState() {
+    countCalls++;
+    return Map.copyOf(counts);
+  }
+
+  /**
+   * A claim of a delivery of {@code destination} in {@code state}, at its {@code attempts}-th
+   * attempt.
+   */
+  public static ClaimedDelivery claim(
+      String destination, DeliveryState state, int attempts, boolean everUncertain) {
+    return new ClaimedDelivery(
+        UUID.randomUUID(),
+        UUID.randomUUID(),
+        new PublicationKey("t1", "a-1", "r-1", destination),
+        "key-1",
+        "{\"title\":\"T\"}",
+        7,
+        attempts,
+        null,
+        null,
+        everUncertain ? Instant.parse("2026-01-01T00:00:00Z") : null,
+        state);
+  }
+
+  public static DeliverySnapshot snapshot(ClaimedDelivery claim, DeliveryState state) {
+    PublicationKey key = claim.key();
+    return new DeliverySnapshot(
+        claim.id(),
+        claim.jobId(),
+        key.tenant(),
+        key.articleId(),
+        key.revisionId(),
+        key.destination(),
+        state,
+        null,
+        claim.attempts(),
+        null,
+        null);
+  }
+}

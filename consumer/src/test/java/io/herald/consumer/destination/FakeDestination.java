@@ -1,0 +1,68 @@
+package io.herald.consumer.destination;
+
+import io.herald.consumer.delivery.ClaimedDelivery;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.function.Function;
+
+/** A destination that answers as told, for dispatcher and reconciler tests. Thread-safe. */
+public final class FakeDestination implements Destination {
+
+  private final DestinationConfig config;
+  private volatile Function<ClaimedDelivery, Outcome> publish =
+      claim -> new Outcome.Published("art-" + claim.id());
+  private volatile Function<ClaimedDelivery, LookupResult> lookUp =
+      claim -> new LookupResult.Unavailable("no lookup scripted");
+  public final List<ClaimedDelivery> published = Collections.synchronizedList(new ArrayList<>());
+  public final List<ClaimedDelivery> lookedUp = Collections.synchronizedList(new ArrayList<>());
+  public volatile boolean closed;
+
+  public FakeDestination(String name, boolean idempotent, boolean lookup, Duration lookupGrace) {
+    this.config =
+        new DestinationConfig(
+            name,
+            URI.create("http://" + name + ".invalid"),
+            idempotent,
+            lookup,
+            Duration.ofMillis(100),
+            Duration.ofMillis(400),
+            lookupGrace,
+            2,
+            null);
+  }
+
+  public FakeDestination answering(Outcome outcome) {
+    publish = claim -> outcome;
+    return this;
+  }
+
+  public FakeDestination lookingUp(LookupResult result) {
+    lookUp = claim -> result;
+    return this;
+  }
+
+  @Override
+  public DestinationConfig config() {
+    return config;
+  }
+
+  @Override
+  public Outcome publish(ClaimedDelivery delivery) {
+    published.add(delivery);
+    return publish.apply(delivery);
+  }
+
+  @Override
+  public LookupResult lookUp(ClaimedDelivery delivery) {
+    lookedUp.add(delivery);
+    return lookUp.apply(delivery);
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+  }
+}
