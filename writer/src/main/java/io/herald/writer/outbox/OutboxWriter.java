@@ -1,6 +1,5 @@
 package io.herald.writer.outbox;
 
-import io.herald.writer.config.WriterConfig.OutboxRetention;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;

@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>{@code
  * StatusView view = lifecycle.register("status view",
- *     StatusView.start(StatusSettings.from(config), pool, clock, registry));
+ *     StatusView.start(config.status().orElseThrow(), pool, clock, registry));
  * ops.addHealthCheck(view.healthCheck());
  * }</pre>
  *
