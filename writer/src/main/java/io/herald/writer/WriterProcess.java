@@ -16,9 +16,8 @@ import io.herald.writer.config.WriterConfig;
 import io.herald.writer.http.ApiServer;
 import io.herald.writer.http.PublicationApi;
 import io.herald.writer.job.JobStore;
-import io.herald.writer.outbox.OutboxPurger;
-import io.herald.writer.outbox.OutboxRetention;
 import io.herald.writer.outbox.OutboxWriter;
+import io.herald.writer.retention.RetentionPurger;
 import io.herald.writer.status.StatusView;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.opentelemetry.api.GlobalOpenTelemetry;
@@ -36,8 +35,9 @@ import org.slf4j.LoggerFactory;
 /**
  * A running writer: connection pool, schema migration, the API server, the ops server ({@code
  * /health}, {@code /metrics}), the status view ({@code writer.status.enabled}, reading from {@code
- * writer.kafka.bootstrap-servers}) and, with {@code writer.outbox.retention=keep}, the outbox
- * purge. {@link WriterMain} runs one per JVM; tests start one in-process on free ports.
+ * writer.kafka.bootstrap-servers}) and the retention purge (the outbox with {@code
+ * writer.outbox.retention=keep}, the status view's inbox). {@link WriterMain} runs one per JVM;
+ * tests start one in-process on free ports.
  *
  * <p>Start-up waits for PostgreSQL for at most {@code writer.db.startup-timeout}, logging every
  * failed attempt, then gives up with the last cause. Once up, an outage is not fatal: requests get
@@ -125,20 +125,12 @@ public final class WriterProcess implements AutoCloseable {
                 "status view", StatusView.start(config.status().get(), pool, clock, registry));
         ops.addHealthCheck(status.healthCheck());
       }
-      if (config.outboxRetention() == OutboxRetention.KEEP) {
-        OutboxPurger purger =
-            components.register(
-                "outbox purge",
-                new OutboxPurger(
-                    pool,
-                    Duration.ofDays(config.get(WriterConfig.OUTBOX_KEEP_DAYS)),
-                    config.get(WriterConfig.OUTBOX_PURGE_INTERVAL),
-                    config.get(WriterConfig.OUTBOX_PURGE_BATCH_SIZE),
-                    config.get(WriterConfig.OUTBOX_PURGE_MAX_BATCHES),
-                    clock,
-                    registry));
-        purger.start();
-      }
+      // Purges only what the settings ask for: the outbox with retention=keep, the inbox with the
+      // status view; with neither it starts no thread.
+      RetentionPurger purger =
+          components.register(
+              "retention purge", new RetentionPurger(pool, config.retention(), clock, registry));
+      purger.start();
       PublicationApi handler =
           new PublicationApi(
               jobs,

@@ -17,6 +17,7 @@ import io.herald.writer.auth.TenantTokens;
 import io.herald.writer.http.ApiServer;
 import io.herald.writer.http.PublicationApi;
 import io.herald.writer.outbox.OutboxRetention;
+import io.herald.writer.retention.RetentionSettings;
 import io.herald.writer.status.StatusSettings;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -356,6 +357,7 @@ public final class WriterConfig extends ProcessConfig {
   private final PublicationApi.Limits api;
   private final Optional<StatusSettings> status;
   private final OutboxRetention outboxRetention;
+  private final RetentionSettings retention;
   private final TenantTokens tenantTokens;
 
   private WriterConfig(ConfigValues values) {
@@ -395,13 +397,27 @@ public final class WriterConfig extends ProcessConfig {
                     STATUS_POLL_TIMEOUT,
                     values.get(STATUS_FAILURE_BACKOFF),
                     values.get(STATUS_MAX_SILENCE),
-                    values.get(STATUS_INBOX_RETENTION),
-                    values.get(STATUS_INBOX_PURGE_INTERVAL),
-                    values.get(STATUS_INBOX_PURGE_BATCH_SIZE),
-                    STATUS_INBOX_PURGE_MAX_BATCHES,
                     consumerOverrides))
             : Optional.empty();
     this.outboxRetention = values.get(OUTBOX_RETENTION);
+    this.retention =
+        new RetentionSettings(
+            outboxRetention == OutboxRetention.KEEP
+                ? Optional.of(
+                    new RetentionSettings.Purge(
+                        Duration.ofDays(values.get(OUTBOX_KEEP_DAYS)),
+                        values.get(OUTBOX_PURGE_INTERVAL),
+                        values.get(OUTBOX_PURGE_BATCH_SIZE),
+                        values.get(OUTBOX_PURGE_MAX_BATCHES)))
+                : Optional.empty(),
+            status.isPresent()
+                ? Optional.of(
+                    new RetentionSettings.Purge(
+                        values.get(STATUS_INBOX_RETENTION),
+                        values.get(STATUS_INBOX_PURGE_INTERVAL),
+                        values.get(STATUS_INBOX_PURGE_BATCH_SIZE),
+                        STATUS_INBOX_PURGE_MAX_BATCHES))
+                : Optional.empty());
     this.tenantTokens = TenantTokens.of(tokenHashes);
   }
 
@@ -505,6 +521,13 @@ public final class WriterConfig extends ProcessConfig {
   /** {@code writer.outbox.retention}, for the outbox writer. */
   public OutboxRetention outboxRetention() {
     return outboxRetention;
+  }
+
+  /**
+   * {@code writer.outbox.*} and {@code writer.status.inbox-*}: what the retention purge deletes.
+   */
+  public RetentionSettings retention() {
+    return retention;
   }
 
   /** {@code writer.tenants.*}: who may call the API. */

@@ -10,7 +10,6 @@ import java.util.Objects;
  *
  * @param bootstrapServers {@code writer.kafka.bootstrap-servers}
  * @param pollTimeout how long one poll blocks (not a setting)
- * @param inboxPurgeMaxBatches purge statements per run (not a setting)
  * @param consumerOverrides {@code writer.kafka.consumer.*} with the prefix stripped; holds secrets,
  *     never logged
  */
@@ -22,10 +21,6 @@ public record StatusSettings(
     Duration pollTimeout,
     Duration failureBackoff,
     Duration maxSilence,
-    Duration inboxRetention,
-    Duration inboxPurgeInterval,
-    int inboxPurgeBatchSize,
-    int inboxPurgeMaxBatches,
     Map<String, String> consumerOverrides) {
 
   public StatusSettings {
@@ -35,8 +30,6 @@ public record StatusSettings(
     Objects.requireNonNull(pollTimeout, "pollTimeout");
     Objects.requireNonNull(failureBackoff, "failureBackoff");
     Objects.requireNonNull(maxSilence, "maxSilence");
-    Objects.requireNonNull(inboxRetention, "inboxRetention");
-    Objects.requireNonNull(inboxPurgeInterval, "inboxPurgeInterval");
     consumerOverrides = Map.copyOf(consumerOverrides);
   }
 
@@ -50,8 +43,6 @@ public record StatusSettings(
         + bootstrapServers
         + ", maxPollRecords="
         + maxPollRecords
-        + ", inboxRetention="
-        + inboxRetention
         + "]";
   }
 }

@@ -198,6 +198,22 @@ class WriterConfigTest {
     assertEquals("other_slot", config.capture().slot());
   }
 
+  @Test
+  void shouldPurgeTheOutboxOnlyWhenKeptAndTheInboxOnlyWithTheStatusView() throws IOException {
+    Map<String, String> props = SHIPPED.properties();
+    WriterConfig shipped = WriterConfig.from(ConfigSource.of(props, Map.of()));
+    props.put("writer.outbox.retention", "keep");
+    props.put("writer.outbox.keep-days", "3");
+    props.put("writer.status.enabled", "false");
+    WriterConfig kept = WriterConfig.from(ConfigSource.of(props, Map.of()));
+
+    assertTrue(shipped.retention().outbox().isEmpty());
+    assertEquals(Duration.ofDays(7), shipped.retention().inbox().orElseThrow().retention());
+    assertEquals(Duration.ofDays(3), kept.retention().outbox().orElseThrow().retention());
+    assertEquals(100, kept.retention().outbox().orElseThrow().purgeMaxBatches());
+    assertTrue(kept.retention().inbox().isEmpty());
+  }
+
   /**
    * Every key an error message names must exist, or be the key the configuration itself got wrong:
    * a message that sends the reader to a key that does not exist is worse than none. The bad

@@ -31,7 +31,8 @@ class StatusSettingsTest {
     assertThat(settings.groupId()).isEqualTo("herald-writer-status");
     assertThat(settings.bootstrapServers()).isEqualTo("localhost:9092");
     assertThat(settings.maxPollRecords()).isEqualTo(500);
-    assertThat(settings.inboxRetention()).isEqualTo(Duration.ofDays(7));
+    assertThat(config(Map.of()).retention().inbox().orElseThrow().retention())
+        .isEqualTo(Duration.ofDays(7));
   }
 
   @Test
