@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.herald.common.event.PublicationKey;
 import io.herald.writer.outbox.OutboxEvent;
 import io.herald.writer.outbox.OutboxWriter;
-import io.herald.writer.outbox.PublicationEvents;
 import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
