@@ -2,7 +2,7 @@ package io.herald.writer.retention;
 
 import io.herald.runtime.db.BatchedDelete;
 import io.herald.runtime.task.PeriodicTask;
-import io.micrometer.core.instrument.Counter;
+import io.herald.writer.metrics.RetentionMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -86,7 +86,7 @@ public final class RetentionPurger implements AutoCloseable {
                     new TablePurge(
                         "writer.outbox",
                         "herald-outbox-purger",
-                        "herald.writer.outbox",
+                        RetentionMetrics.OUTBOX,
                         PURGE_OUTBOX,
                         purge,
                         dataSource,
@@ -99,7 +99,7 @@ public final class RetentionPurger implements AutoCloseable {
                     new TablePurge(
                         "writer.inbox",
                         "herald-writer-inbox-purger",
-                        "herald.writer.status.inbox",
+                        RetentionMetrics.INBOX,
                         PURGE_INBOX,
                         purge,
                         dataSource,
@@ -158,7 +158,7 @@ public final class RetentionPurger implements AutoCloseable {
     final String table;
     final RetentionSettings.Purge settings;
     final BatchedDelete delete;
-    final Counter purged;
+    final RetentionMetrics metrics;
     final PeriodicTask task;
 
     TablePurge(
@@ -178,26 +178,19 @@ public final class RetentionPurger implements AutoCloseable {
               settings.purgeBatchSize(),
               settings.purgeMaxBatches(),
               STATEMENT_TIMEOUT);
-      this.purged =
-          Counter.builder(meterPrefix + ".purged")
-              .description(table + " rows deleted after the retention window")
-              .register(registry);
-      Counter failures =
-          Counter.builder(meterPrefix + ".purge.failures")
-              .description(table + " purge runs that failed (logged with their cause)")
-              .register(registry);
+      this.metrics = new RetentionMetrics(registry, meterPrefix, table);
       this.task =
           PeriodicTask.named(threadName)
               .every(settings.purgeInterval())
               .firstAfter(settings.purgeInterval())
-              .onFailure(failures::increment)
+              .onFailure(metrics::failure)
               .build(this::runLogged);
     }
 
     long run() throws SQLException {
       OffsetDateTime cutoff =
           OffsetDateTime.ofInstant(clock.instant().minus(settings.retention()), ZoneOffset.UTC);
-      long deleted = delete.run(cutoff, task::stopping, purged::increment);
+      long deleted = delete.run(cutoff, task::stopping, metrics::purged);
       lastSuccess.set(clock.instant());
       return deleted;
     }

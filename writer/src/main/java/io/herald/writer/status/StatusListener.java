@@ -1,5 +1,6 @@
 package io.herald.writer.status;
 
+import io.herald.writer.metrics.StatusMetrics;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;

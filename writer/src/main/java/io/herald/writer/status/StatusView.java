@@ -2,6 +2,7 @@ package io.herald.writer.status;
 
 import io.herald.common.json.Json;
 import io.herald.runtime.ops.HealthCheck;
+import io.herald.writer.metrics.StatusMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.Objects;
@@ -47,7 +48,7 @@ public final class StatusView implements AutoCloseable {
             settings,
             new StatusDecoder(Json.mapper()),
             new StatusStore(dataSource, clock),
-            new StatusMetrics(registry),
+            new StatusMetrics(registry, StatusStore.Outcome.class, outcome -> outcome.tag),
             registry);
     listener.start();
     return new StatusView(listener);

@@ -13,6 +13,7 @@ import io.herald.common.json.Json;
 import io.herald.devstack.HeraldIntegrationTest;
 import io.herald.devstack.StackContext;
 import io.herald.writer.RunningWriter;
+import io.herald.writer.metrics.StatusMetrics;
 import io.herald.writer.retention.RetentionPurger;
 import io.herald.writer.retention.RetentionSettings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
