@@ -371,16 +371,7 @@ public final class WriterConfig extends ProcessConfig {
     this.database = DB.read(values);
     this.startup = new Startup(values.get(DB_STARTUP_TIMEOUT), values.get(DB_MIGRATE_ON_START));
     this.capture = new CaptureSettings(values.get(CAPTURE_PUBLICATION), values.get(CAPTURE_SLOT));
-    this.http =
-        new ApiServer.Settings(
-            values.get(HTTP_HOST),
-            values.get(HTTP_PORT),
-            values.get(HTTP_READ_TIMEOUT),
-            values.get(HTTP_MAX_CONCURRENT_REQUESTS),
-            values.get(HTTP_MAX_QUEUED_REQUESTS),
-            values.get(HTTP_QUEUE_TIMEOUT),
-            values.get(HTTP_RETRY_AFTER),
-            HTTP_STOP_TIMEOUT);
+    this.http = readHttp(values);
     this.api =
         new PublicationApi.Limits(
             Math.toIntExact(values.get(HTTP_REQUEST_MAX_BYTES)),
@@ -388,37 +379,60 @@ public final class WriterConfig extends ProcessConfig {
             values.get(HTTP_RETRY_AFTER));
     this.status =
         values.get(STATUS_ENABLED)
-            ? Optional.of(
-                new StatusSettings(
-                    values.get(KAFKA_BOOTSTRAP_SERVERS),
-                    values.get(STATUS_TOPIC),
-                    values.get(STATUS_GROUP_ID),
-                    values.get(STATUS_MAX_POLL_RECORDS),
-                    STATUS_POLL_TIMEOUT,
-                    values.get(STATUS_FAILURE_BACKOFF),
-                    values.get(STATUS_MAX_SILENCE),
-                    consumerOverrides))
+            ? Optional.of(readStatus(values, consumerOverrides))
             : Optional.empty();
     this.outboxRetention = values.get(OUTBOX_RETENTION);
-    this.retention =
-        new RetentionSettings(
-            outboxRetention == OutboxRetention.KEEP
-                ? Optional.of(
-                    new RetentionSettings.Purge(
-                        Duration.ofDays(values.get(OUTBOX_KEEP_DAYS)),
-                        values.get(OUTBOX_PURGE_INTERVAL),
-                        values.get(OUTBOX_PURGE_BATCH_SIZE),
-                        values.get(OUTBOX_PURGE_MAX_BATCHES)))
-                : Optional.empty(),
-            status.isPresent()
-                ? Optional.of(
-                    new RetentionSettings.Purge(
-                        values.get(STATUS_INBOX_RETENTION),
-                        values.get(STATUS_INBOX_PURGE_INTERVAL),
-                        values.get(STATUS_INBOX_PURGE_BATCH_SIZE),
-                        STATUS_INBOX_PURGE_MAX_BATCHES))
-                : Optional.empty());
+    this.retention = readRetention(values, outboxRetention, status.isPresent());
     this.tenantTokens = TenantTokens.of(tokenHashes);
+  }
+
+  private static ApiServer.Settings readHttp(ConfigValues values) {
+    return new ApiServer.Settings(
+        values.get(HTTP_HOST),
+        values.get(HTTP_PORT),
+        values.get(HTTP_READ_TIMEOUT),
+        values.get(HTTP_MAX_CONCURRENT_REQUESTS),
+        values.get(HTTP_MAX_QUEUED_REQUESTS),
+        values.get(HTTP_QUEUE_TIMEOUT),
+        values.get(HTTP_RETRY_AFTER),
+        HTTP_STOP_TIMEOUT);
+  }
+
+  private static StatusSettings readStatus(
+      ConfigValues values, Map<String, String> consumerOverrides) {
+    return new StatusSettings(
+        values.get(KAFKA_BOOTSTRAP_SERVERS),
+        values.get(STATUS_TOPIC),
+        values.get(STATUS_GROUP_ID),
+        values.get(STATUS_MAX_POLL_RECORDS),
+        STATUS_POLL_TIMEOUT,
+        values.get(STATUS_FAILURE_BACKOFF),
+        values.get(STATUS_MAX_SILENCE),
+        consumerOverrides);
+  }
+
+  /** The outbox is purged only when kept, the inbox only when the status view fills it. */
+  private static RetentionSettings readRetention(
+      ConfigValues values, OutboxRetention outboxRetention, boolean statusView) {
+    Optional<RetentionSettings.Purge> outbox =
+        outboxRetention == OutboxRetention.KEEP
+            ? Optional.of(
+                new RetentionSettings.Purge(
+                    Duration.ofDays(values.get(OUTBOX_KEEP_DAYS)),
+                    values.get(OUTBOX_PURGE_INTERVAL),
+                    values.get(OUTBOX_PURGE_BATCH_SIZE),
+                    values.get(OUTBOX_PURGE_MAX_BATCHES)))
+            : Optional.empty();
+    Optional<RetentionSettings.Purge> inbox =
+        statusView
+            ? Optional.of(
+                new RetentionSettings.Purge(
+                    values.get(STATUS_INBOX_RETENTION),
+                    values.get(STATUS_INBOX_PURGE_INTERVAL),
+                    values.get(STATUS_INBOX_PURGE_BATCH_SIZE),
+                    STATUS_INBOX_PURGE_MAX_BATCHES))
+            : Optional.empty();
+    return new RetentionSettings(outbox, inbox);
   }
 
   /** Reads {@code file} with {@code env} overrides ({@code System.getenv()} in production). */
