@@ -3,23 +3,21 @@ package io.herald.writer;
 import com.zaxxer.hikari.HikariDataSource;
 import io.herald.common.id.UuidV7;
 import io.herald.common.json.Json;
+import io.herald.runtime.db.DatabaseConfig;
 import io.herald.runtime.db.Databases;
 import io.herald.runtime.metrics.Metrics;
 import io.herald.runtime.ops.HealthCheck;
 import io.herald.runtime.ops.OpsServer;
 import io.herald.runtime.process.ProcessLifecycle;
-import io.herald.schema.CaptureSettings;
 import io.herald.schema.HeraldSchema;
 import io.herald.schema.SchemaMigrator;
 import io.herald.writer.auth.BearerAuthenticator;
-import io.herald.writer.auth.TenantTokens;
 import io.herald.writer.config.WriterConfig;
 import io.herald.writer.http.ApiServer;
 import io.herald.writer.http.PublicationApi;
 import io.herald.writer.job.JobStore;
-import io.herald.writer.outbox.OutboxPurger;
 import io.herald.writer.outbox.OutboxWriter;
-import io.herald.writer.status.StatusSettings;
+import io.herald.writer.retention.RetentionPurger;
 import io.herald.writer.status.StatusView;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.opentelemetry.api.GlobalOpenTelemetry;
@@ -37,8 +35,9 @@ import org.slf4j.LoggerFactory;
 /**
  * A running writer: connection pool, schema migration, the API server, the ops server ({@code
  * /health}, {@code /metrics}), the status view ({@code writer.status.enabled}, reading from {@code
- * writer.kafka.bootstrap-servers}) and, with {@code writer.outbox.retention=keep}, the outbox
- * purge. {@link WriterMain} runs one per JVM; tests start one in-process on free ports.
+ * writer.kafka.bootstrap-servers}) and the retention purge (the outbox with {@code
+ * writer.outbox.retention=keep}, the status view's inbox). {@link WriterMain} runs one per JVM;
+ * tests start one in-process on free ports.
  *
  * <p>Start-up waits for PostgreSQL for at most {@code writer.db.startup-timeout}, logging every
  * failed attempt, then gives up with the last cause. Once up, an outage is not fatal: requests get
@@ -94,8 +93,8 @@ public final class WriterProcess implements AutoCloseable {
           components.register(
               "ops server",
               OpsServer.builder("writer", registry)
-                  .host(config.opsHost())
-                  .port(config.opsPort())
+                  .host(config.get(WriterConfig.OPS_HOST))
+                  .port(config.get(WriterConfig.OPS_PORT))
                   .healthCheck(Databases.healthCheck("database", pool))
                   .healthCheck(
                       HealthCheck.of(
@@ -107,12 +106,9 @@ public final class WriterProcess implements AutoCloseable {
                                       "starting: waiting for the database and migrations")))
                   .stopTimeout(STOP_TIMEOUT)
                   .start());
-      awaitDatabase(pool, config);
-      if (config.migrateOnStart()) {
-        SchemaMigrator.migrate(
-            pool,
-            HeraldSchema.WRITER,
-            new CaptureSettings(config.capturePublication(), config.captureSlot()));
+      awaitDatabase(pool, config.database(), config.startup().startupTimeout());
+      if (config.startup().migrateOnStart()) {
+        SchemaMigrator.migrate(pool, HeraldSchema.WRITER, config.capture());
       }
       JobStore jobs =
           new JobStore(
@@ -121,57 +117,32 @@ public final class WriterProcess implements AutoCloseable {
               UuidV7.system(),
               clock,
               Json.mapper());
-      if (config.get(WriterConfig.STATUS_ENABLED)) {
+      if (config.status().isPresent()) {
         // After the migration (it needs V5) and before the API, so it stops after the API and
         // before the pool. Never blocks start-up: Kafka is reached in the background.
         StatusView status =
             components.register(
-                "status view",
-                StatusView.start(StatusSettings.from(config), pool, clock, registry));
+                "status view", StatusView.start(config.status().get(), pool, clock, registry));
         ops.addHealthCheck(status.healthCheck());
       }
-      if (config.outboxRetention() == WriterConfig.OutboxRetention.KEEP) {
-        OutboxPurger purger =
-            components.register(
-                "outbox purge",
-                new OutboxPurger(
-                    pool,
-                    Duration.ofDays(config.outboxKeepDays()),
-                    config.outboxPurgeInterval(),
-                    config.outboxPurgeBatchSize(),
-                    config.outboxPurgeMaxBatches(),
-                    clock,
-                    registry));
-        purger.start();
-      }
+      // Purges only what the settings ask for: the outbox with retention=keep, the inbox with the
+      // status view; with neither it starts no thread.
+      RetentionPurger purger =
+          components.register(
+              "retention purge", new RetentionPurger(pool, config.retention(), clock, registry));
+      purger.start();
       PublicationApi handler =
           new PublicationApi(
               jobs,
-              new BearerAuthenticator(TenantTokens.of(config.tenantTokenHashes())),
-              new PublicationApi.Limits(
-                  Math.toIntExact(config.httpRequestMaxBytes()),
-                  config.batchMaxItems(),
-                  config.httpRetryAfter()),
+              new BearerAuthenticator(config.tenantTokens()),
+              config.api(),
               Json.mapper(),
               GlobalOpenTelemetry.get(),
               // Trace ids must be random, not secret: a per-thread generator, no shared lock.
               () -> ThreadLocalRandom.current().nextLong(),
               registry);
       ApiServer api =
-          components.register(
-              "api server",
-              ApiServer.start(
-                  handler,
-                  new ApiServer.Settings(
-                      config.httpHost(),
-                      config.httpPort(),
-                      config.httpReadTimeout(),
-                      config.httpMaxConcurrentRequests(),
-                      config.httpMaxQueuedRequests(),
-                      config.httpQueueTimeout(),
-                      config.httpRetryAfter(),
-                      STOP_TIMEOUT),
-                  registry));
+          components.register("api server", ApiServer.start(handler, config.http(), registry));
       apiReady.set(true);
       log.info(
           "Writer ready: API on port {}, /health and /metrics on port {}", api.port(), ops.port());
@@ -189,9 +160,9 @@ public final class WriterProcess implements AutoCloseable {
    * Waits until a connection validates, for at most {@code writer.db.startup-timeout}. Each attempt
    * is itself bounded by the pool's connect timeout.
    */
-  private static void awaitDatabase(HikariDataSource pool, WriterConfig config)
+  private static void awaitDatabase(
+      HikariDataSource pool, DatabaseConfig database, Duration timeout)
       throws InterruptedException {
-    Duration timeout = config.databaseStartupTimeout();
     long started = System.nanoTime();
     for (int attempt = 1; ; attempt++) {
       SQLException failure;
@@ -210,7 +181,7 @@ public final class WriterProcess implements AutoCloseable {
       if (waited.compareTo(timeout) >= 0) {
         throw new IllegalStateException(
             "PostgreSQL at "
-                + config.database().jdbcUrl()
+                + database.jdbcUrl()
                 + " not reachable within "
                 + timeout
                 + " ("
@@ -221,7 +192,7 @@ public final class WriterProcess implements AutoCloseable {
       }
       log.warn(
           "Waiting for PostgreSQL at {} (attempt {}, {} s of {} s): {}",
-          config.database().jdbcUrl(),
+          database.jdbcUrl(),
           attempt,
           waited.toSeconds(),
           timeout.toSeconds(),

@@ -4,12 +4,15 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HexFormat;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Maps bearer tokens to tenants. Only SHA-256 hashes of the tokens are configured, so the property
@@ -78,6 +81,13 @@ public final class TenantTokens {
       throw new IllegalArgumentException("at least one tenant token must be configured");
     }
     return new TenantTokens(entries);
+  }
+
+  /** The configured tenants, each once, in configuration order. */
+  public Set<String> tenants() {
+    Set<String> tenants = new LinkedHashSet<>();
+    entries.forEach(entry -> tenants.add(entry.tenant()));
+    return Collections.unmodifiableSet(tenants);
   }
 
   /** The tenant whose token this is; empty for an unknown token. */

@@ -12,20 +12,31 @@ import io.herald.config.ProcessConfig;
 import io.herald.config.Validator;
 import io.herald.runtime.db.DatabaseConfig;
 import io.herald.runtime.db.DatabaseKeys;
+import io.herald.schema.CaptureSettings;
+import io.herald.writer.auth.TenantTokens;
+import io.herald.writer.http.ApiServer;
+import io.herald.writer.http.PublicationApi;
+import io.herald.writer.outbox.OutboxRetention;
+import io.herald.writer.retention.RetentionSettings;
+import io.herald.writer.status.StatusSettings;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 
 /**
  * The writer's configuration, parsed once from {@code connect-config/writer.properties} plus {@code
  * HERALD_*} environment overrides (mapping: {@link ConfigSource}). Immutable and thread-safe.
  *
- * <p>To add a key, define one constant below (before {@code DEF}); read it with {@link
- * #get(ConfigKey)} or add a typed accessor. Every key must also be documented in the shipped
- * property file (a test checks it).
+ * <p>Each key is defined once below and read once, in the constructor, into the record of the
+ * component that uses it ({@link #http()} for the API server, {@link #status()} for the status
+ * view, ...); record fields are named after their keys. To add a key: define one constant (before
+ * {@code DEF}), read it into its component's record, document it in the shipped property file (a
+ * test checks it), and name it in any message about it (a test checks every key a message names).
  *
  * <pre>{@code
  * WriterConfig config = WriterConfig.load(Path.of("connect-config/writer.properties"), System.getenv());
@@ -33,14 +44,6 @@ import java.util.Map;
  * }</pre>
  */
 public final class WriterConfig extends ProcessConfig {
-
-  /** What happens to an outbox row once it is committed (the WAL already holds the event). */
-  public enum OutboxRetention {
-    /** Deleted in the inserting transaction: the table stays empty, the WAL carries the event. */
-    DELETE_IMMEDIATELY,
-    /** Kept for an audit window and purged in batches. */
-    KEEP
-  }
 
   private static final ConfigDef.Builder KEYS = ConfigDef.builder("writer");
 
@@ -310,16 +313,126 @@ public final class WriterConfig extends ProcessConfig {
 
   private static final ConfigDef DEF = KEYS.build(); // keep last: defining after build fails
 
+  /**
+   * The KafkaConsumer settings the status view sets itself, and why: a value for one of them under
+   * {@link #KAFKA_CONSUMER} is refused (never silently overridden), with the Herald key to use.
+   */
+  private static final Map<String, String> STATUS_CONSUMER_OWNED =
+      new TreeMap<>(
+          Map.of(
+              ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+              "use " + KAFKA_BOOTSTRAP_SERVERS.name(),
+              ConsumerConfig.GROUP_ID_CONFIG,
+              "use " + STATUS_GROUP_ID.name(),
+              ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
+              "use " + STATUS_MAX_POLL_RECORDS.name(),
+              ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+              "offsets are committed only after the database commit",
+              ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+              "the status view decodes the raw bytes itself",
+              ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+              "the status view decodes the raw bytes itself"));
+
+  /** How long the status view's poll blocks; not a setting (it only bounds the close delay). */
+  private static final Duration STATUS_POLL_TIMEOUT = Duration.ofSeconds(1);
+
+  /** Inbox purge statements per run; not a setting (the batch size is). */
+  private static final int STATUS_INBOX_PURGE_MAX_BATCHES = 100;
+
+  /** How long the API server lets in-flight requests finish at close; not a setting. */
+  private static final Duration HTTP_STOP_TIMEOUT = Duration.ofSeconds(10);
+
+  /**
+   * What the writer process itself reads at start.
+   *
+   * @param startupTimeout {@code writer.db.startup-timeout}
+   * @param migrateOnStart {@code writer.db.migrate-on-start}
+   */
+  public record Startup(Duration startupTimeout, boolean migrateOnStart) {}
+
   private final DatabaseConfig database;
-  private final Map<String, String> tenantTokenHashes;
+  private final Startup startup;
+  private final CaptureSettings capture;
+  private final ApiServer.Settings http;
+  private final PublicationApi.Limits api;
+  private final Optional<StatusSettings> status;
+  private final OutboxRetention outboxRetention;
+  private final RetentionSettings retention;
+  private final TenantTokens tenantTokens;
 
   private WriterConfig(ConfigValues values) {
     super(values);
+    Map<String, String> tokenHashes = new LinkedHashMap<>();
+    values
+        .group(TENANTS)
+        .forEach((tenant, v) -> tokenHashes.put(tenant, v.get(TENANT_TOKEN_SHA256)));
+    Map<String, String> consumerOverrides = values.passThrough(KAFKA_CONSUMER);
+    validate(values, tokenHashes, consumerOverrides);
     this.database = DB.read(values);
-    Map<String, String> tokens = new LinkedHashMap<>();
-    values.group(TENANTS).forEach((tenant, v) -> tokens.put(tenant, v.get(TENANT_TOKEN_SHA256)));
-    this.tenantTokenHashes = Collections.unmodifiableMap(tokens);
-    validate();
+    this.startup = new Startup(values.get(DB_STARTUP_TIMEOUT), values.get(DB_MIGRATE_ON_START));
+    this.capture = new CaptureSettings(values.get(CAPTURE_PUBLICATION), values.get(CAPTURE_SLOT));
+    this.http = readHttp(values);
+    this.api =
+        new PublicationApi.Limits(
+            Math.toIntExact(values.get(HTTP_REQUEST_MAX_BYTES)),
+            values.get(BATCH_MAX_ITEMS),
+            values.get(HTTP_RETRY_AFTER));
+    this.status =
+        values.get(STATUS_ENABLED)
+            ? Optional.of(readStatus(values, consumerOverrides))
+            : Optional.empty();
+    this.outboxRetention = values.get(OUTBOX_RETENTION);
+    this.retention = readRetention(values, outboxRetention, status.isPresent());
+    this.tenantTokens = TenantTokens.of(tokenHashes);
+  }
+
+  private static ApiServer.Settings readHttp(ConfigValues values) {
+    return new ApiServer.Settings(
+        values.get(HTTP_HOST),
+        values.get(HTTP_PORT),
+        values.get(HTTP_READ_TIMEOUT),
+        values.get(HTTP_MAX_CONCURRENT_REQUESTS),
+        values.get(HTTP_MAX_QUEUED_REQUESTS),
+        values.get(HTTP_QUEUE_TIMEOUT),
+        values.get(HTTP_RETRY_AFTER),
+        HTTP_STOP_TIMEOUT);
+  }
+
+  private static StatusSettings readStatus(
+      ConfigValues values, Map<String, String> consumerOverrides) {
+    return new StatusSettings(
+        values.get(KAFKA_BOOTSTRAP_SERVERS),
+        values.get(STATUS_TOPIC),
+        values.get(STATUS_GROUP_ID),
+        values.get(STATUS_MAX_POLL_RECORDS),
+        STATUS_POLL_TIMEOUT,
+        values.get(STATUS_FAILURE_BACKOFF),
+        values.get(STATUS_MAX_SILENCE),
+        consumerOverrides);
+  }
+
+  /** The outbox is purged only when kept, the inbox only when the status view fills it. */
+  private static RetentionSettings readRetention(
+      ConfigValues values, OutboxRetention outboxRetention, boolean statusView) {
+    Optional<RetentionSettings.Purge> outbox =
+        outboxRetention == OutboxRetention.KEEP
+            ? Optional.of(
+                new RetentionSettings.Purge(
+                    Duration.ofDays(values.get(OUTBOX_KEEP_DAYS)),
+                    values.get(OUTBOX_PURGE_INTERVAL),
+                    values.get(OUTBOX_PURGE_BATCH_SIZE),
+                    values.get(OUTBOX_PURGE_MAX_BATCHES)))
+            : Optional.empty();
+    Optional<RetentionSettings.Purge> inbox =
+        statusView
+            ? Optional.of(
+                new RetentionSettings.Purge(
+                    values.get(STATUS_INBOX_RETENTION),
+                    values.get(STATUS_INBOX_PURGE_INTERVAL),
+                    values.get(STATUS_INBOX_PURGE_BATCH_SIZE),
+                    STATUS_INBOX_PURGE_MAX_BATCHES))
+            : Optional.empty();
+    return new RetentionSettings(outbox, inbox);
   }
 
   /** Reads {@code file} with {@code env} overrides ({@code System.getenv()} in production). */
@@ -341,24 +454,28 @@ public final class WriterConfig extends ProcessConfig {
     return DEF;
   }
 
-  private void validate() {
+  /** The cross-field checks; each key's own rule was checked when it was read. */
+  private static void validate(
+      ConfigValues values, Map<String, String> tokenHashes, Map<String, String> consumerOverrides) {
     ConfigProblems problems = new ConfigProblems();
-    if (outboxRetention() == OutboxRetention.KEEP && outboxKeepDays() <= 0) {
+    if (values.get(OUTBOX_RETENTION) == OutboxRetention.KEEP && values.get(OUTBOX_KEEP_DAYS) <= 0) {
       problems.contradiction(
           OUTBOX_KEEP_DAYS.name(),
-          outboxKeepDays(),
+          values.get(OUTBOX_KEEP_DAYS),
           "contradicts",
           OUTBOX_RETENTION.name(),
           "keep",
           "keeping rows needs at least 1 day (or use delete-immediately)");
     }
-    if (tenantTokenHashes.isEmpty()) {
+    STATUS_CONSUMER_OWNED.forEach(
+        (owned, why) -> problems.ownedByHerald(KAFKA_CONSUMER, consumerOverrides, owned, why));
+    if (tokenHashes.isEmpty()) {
       problems.add(
           TENANTS.fullName("<tenant>", TENANT_TOKEN_SHA256)
               + ": no tenant configured; every request would be rejected with 401");
     }
     Map<String, String> tenantByHash = new HashMap<>();
-    tenantTokenHashes.forEach(
+    tokenHashes.forEach(
         (tenant, hash) -> {
           String other = tenantByHash.putIfAbsent(hash, tenant);
           if (other != null) {
@@ -372,105 +489,53 @@ public final class WriterConfig extends ProcessConfig {
     problems.throwIfAny();
   }
 
-  public String httpHost() {
-    return get(HTTP_HOST);
-  }
-
-  public int httpPort() {
-    return get(HTTP_PORT);
-  }
-
-  public long httpRequestMaxBytes() {
-    return get(HTTP_REQUEST_MAX_BYTES);
-  }
-
-  public Duration httpReadTimeout() {
-    return get(HTTP_READ_TIMEOUT);
-  }
-
-  public int httpMaxConcurrentRequests() {
-    return get(HTTP_MAX_CONCURRENT_REQUESTS);
-  }
-
-  public int httpMaxQueuedRequests() {
-    return get(HTTP_MAX_QUEUED_REQUESTS);
-  }
-
-  public Duration httpQueueTimeout() {
-    return get(HTTP_QUEUE_TIMEOUT);
-  }
-
-  public Duration httpRetryAfter() {
-    return get(HTTP_RETRY_AFTER);
-  }
-
-  /** The Kafka brokers of the status view. */
-  public String kafkaBootstrapServers() {
-    return get(KAFKA_BOOTSTRAP_SERVERS);
-  }
-
-  public String statusTopic() {
-    return get(STATUS_TOPIC);
-  }
-
-  public String statusGroupId() {
-    return get(STATUS_GROUP_ID);
-  }
-
-  public String opsHost() {
-    return get(OPS_HOST);
-  }
-
-  public int opsPort() {
-    return get(OPS_PORT);
-  }
-
-  public Duration databaseStartupTimeout() {
-    return get(DB_STARTUP_TIMEOUT);
-  }
-
-  public int outboxPurgeMaxBatches() {
-    return get(OUTBOX_PURGE_MAX_BATCHES);
-  }
-
-  public int batchMaxItems() {
-    return get(BATCH_MAX_ITEMS);
-  }
-
+  /** {@code writer.db.*}: the connection pool. */
   public DatabaseConfig database() {
     return database;
   }
 
-  public boolean migrateOnStart() {
-    return get(DB_MIGRATE_ON_START);
+  /** {@code writer.db.startup-timeout} and {@code writer.db.migrate-on-start}. */
+  public Startup startup() {
+    return startup;
   }
 
-  public String capturePublication() {
-    return get(CAPTURE_PUBLICATION);
+  /** {@code writer.capture.*}: the publication and slot the migrations create. */
+  public CaptureSettings capture() {
+    return capture;
   }
 
-  public String captureSlot() {
-    return get(CAPTURE_SLOT);
+  /** {@code writer.http.*}: the API server's listener and admission limits. */
+  public ApiServer.Settings http() {
+    return http;
   }
 
+  /**
+   * The request limits of the API: {@code writer.http.request-max-bytes}, {@code
+   * writer.batch.max-items}, {@code writer.http.retry-after}.
+   */
+  public PublicationApi.Limits api() {
+    return api;
+  }
+
+  /** {@code writer.status.*} and {@code writer.kafka.*}; empty when the status view is off. */
+  public Optional<StatusSettings> status() {
+    return status;
+  }
+
+  /** {@code writer.outbox.retention}, for the outbox writer. */
   public OutboxRetention outboxRetention() {
-    return get(OUTBOX_RETENTION);
+    return outboxRetention;
   }
 
-  public int outboxKeepDays() {
-    return get(OUTBOX_KEEP_DAYS);
+  /**
+   * {@code writer.outbox.*} and {@code writer.status.inbox-*}: what the retention purge deletes.
+   */
+  public RetentionSettings retention() {
+    return retention;
   }
 
-  public int outboxPurgeBatchSize() {
-    return get(OUTBOX_PURGE_BATCH_SIZE);
-  }
-
-  public Duration outboxPurgeInterval() {
-    return get(OUTBOX_PURGE_INTERVAL);
-  }
-
-  /** Tenant id -> lowercase hex SHA-256 of its bearer token. */
-  public Map<String, String> tenantTokenHashes() {
-    return tenantTokenHashes;
+  /** {@code writer.tenants.*}: who may call the API. */
+  public TenantTokens tenantTokens() {
+    return tenantTokens;
   }
 }

@@ -11,6 +11,7 @@ import io.herald.writer.job.JobStore;
 import io.herald.writer.job.PublicationIntent;
 import io.herald.writer.job.Reservation;
 import io.herald.writer.job.StoreUnavailableException;
+import io.herald.writer.metrics.RequestMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.StatusCode;

@@ -9,7 +9,6 @@ import io.herald.runtime.db.SqlFailure;
 import io.herald.runtime.db.Transactions;
 import io.herald.writer.outbox.OutboxEvent;
 import io.herald.writer.outbox.OutboxWriter;
-import io.herald.writer.outbox.PublicationEvents;
 import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -1,6 +1,5 @@
 package io.herald.writer.outbox;
 
-import io.herald.writer.config.WriterConfig.OutboxRetention;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -19,7 +18,7 @@ import java.util.Objects;
  * has confirmed it, even if the relay has never run and even if the row was deleted in the
  * transaction that inserted it. Hence {@link OutboxRetention#DELETE_IMMEDIATELY}: insert, then
  * delete before the caller commits; the table stays empty and needs no purge. {@link
- * OutboxRetention#KEEP} leaves the rows for an audit window ({@link OutboxPurger}).
+ * OutboxRetention#KEEP} leaves the rows for an audit window (purged by {@code RetentionPurger}).
  *
  * <p>Thread-safe (stateless); the connection is the caller's and is neither committed nor closed.
  */

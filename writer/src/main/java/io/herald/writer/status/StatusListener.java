@@ -4,6 +4,7 @@ import io.herald.runtime.inbox.Decoded;
 import io.herald.runtime.inbox.InboxHandler;
 import io.herald.runtime.inbox.InboxLoop;
 import io.herald.runtime.inbox.InboxSettings;
+import io.herald.writer.metrics.StatusMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.SQLException;
 import java.util.List;

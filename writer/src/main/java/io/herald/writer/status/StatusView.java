@@ -2,18 +2,17 @@ package io.herald.writer.status;
 
 import io.herald.common.json.Json;
 import io.herald.runtime.ops.HealthCheck;
+import io.herald.writer.metrics.StatusMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.Objects;
 import javax.sql.DataSource;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The writer's status view: follows the consumer's status events ({@code herald.delivery.events})
  * and keeps {@code writer.publication_job.status} and {@code remote_id} up to date, so {@code GET
- * /v1/publications/{jobId}} shows the latest delivery status. Also purges {@code writer.inbox}
- * after its retention window.
+ * /v1/publications/{jobId}} shows the latest delivery status. {@code writer.inbox} is purged after
+ * its retention window by the writer's {@code RetentionPurger}.
  *
  * <p>Each event is applied at most once (the {@code writer.inbox} row and the job change commit in
  * one transaction) and never moves a job backwards (an event older than the one the job shows is
@@ -22,31 +21,25 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>{@code
  * StatusView view = lifecycle.register("status view",
- *     StatusView.start(StatusSettings.from(config), pool, clock, registry));
+ *     StatusView.start(config.status().orElseThrow(), pool, clock, registry));
  * ops.addHealthCheck(view.healthCheck());
  * }</pre>
  *
- * <p>Thread-safe. {@link #close()} stops the listener (the in-flight batch commits or rolls back)
- * and then the purge; call it before closing the pool.
+ * <p>Thread-safe. {@link #close()} stops the listener (the in-flight batch commits or rolls back);
+ * call it before closing the pool.
  */
 public final class StatusView implements AutoCloseable {
-
-  private static final Logger log = LoggerFactory.getLogger(StatusView.class);
 
   /** The name of the check on {@code /health}. */
   public static final String HEALTH_CHECK = "status-view";
 
   private final StatusListener listener;
-  private final InboxPurger purger;
 
-  private StatusView(StatusListener listener, InboxPurger purger) {
+  private StatusView(StatusListener listener) {
     this.listener = listener;
-    this.purger = purger;
   }
 
-  /**
-   * Starts the listener and the inbox purge. Returns at once: Kafka is reached in the background.
-   */
+  /** Starts the listener. Returns at once: Kafka is reached in the background. */
   public static StatusView start(
       StatusSettings settings, DataSource dataSource, Clock clock, MeterRegistry registry) {
     Objects.requireNonNull(settings, "settings");
@@ -55,12 +48,10 @@ public final class StatusView implements AutoCloseable {
             settings,
             new StatusDecoder(Json.mapper()),
             new StatusStore(dataSource, clock),
-            new StatusMetrics(registry),
+            new StatusMetrics(registry, StatusStore.Outcome.class, outcome -> outcome.tag),
             registry);
-    InboxPurger purger = new InboxPurger(dataSource, settings, clock, registry);
     listener.start();
-    purger.start();
-    return new StatusView(listener, purger);
+    return new StatusView(listener);
   }
 
   /**
@@ -80,11 +71,6 @@ public final class StatusView implements AutoCloseable {
 
   @Override
   public void close() {
-    try {
-      listener.close();
-    } catch (RuntimeException e) {
-      log.warn("Stopping the status listener failed", e);
-    }
-    purger.close();
+    listener.close();
   }
 }

@@ -5,12 +5,21 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.herald.config.ConfigDef;
 import io.herald.config.ConfigException;
+import io.herald.config.ConfigGroup;
+import io.herald.config.ConfigKey;
 import io.herald.config.ConfigSource;
 import io.herald.devstack.ShippedConfig;
+import io.herald.writer.outbox.OutboxRetention;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.regex.MatchResult;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 class WriterConfigTest {
@@ -26,14 +35,14 @@ class WriterConfigTest {
   void shouldParseTheShippedPropertyFile() {
     WriterConfig config = WriterConfig.load(SHIPPED.file(), Map.of());
 
-    assertEquals(8080, config.httpPort());
-    assertEquals(1L << 20, config.httpRequestMaxBytes());
-    assertEquals(Duration.ofSeconds(30), config.httpReadTimeout());
+    assertEquals(8080, config.http().port());
+    assertEquals(1L << 20, config.api().maxBodyBytes());
+    assertEquals(Duration.ofSeconds(30), config.http().idleTimeout());
     assertEquals("jdbc:postgresql://localhost:5432/herald", config.database().jdbcUrl());
-    assertEquals(WriterConfig.OutboxRetention.DELETE_IMMEDIATELY, config.outboxRetention());
-    assertEquals(8081, config.opsPort());
-    assertEquals("herald_outbox", config.capturePublication());
-    assertEquals(2, config.tenantTokenHashes().size());
+    assertEquals(OutboxRetention.DELETE_IMMEDIATELY, config.outboxRetention());
+    assertEquals(8081, config.get(WriterConfig.OPS_PORT));
+    assertEquals("herald_outbox", config.capture().publication());
+    assertEquals(2, config.tenantTokens().tenants().size());
   }
 
   @Test
@@ -48,7 +57,7 @@ class WriterConfigTest {
             SHIPPED.file(),
             Map.of("HERALD_WRITER_HTTP_PORT", "9090", "HERALD_WRITER_DB_POOL_SIZE", "3"));
 
-    assertEquals(9090, config.httpPort());
+    assertEquals(9090, config.http().port());
     assertEquals(3, config.database().poolSize());
   }
 
@@ -113,7 +122,7 @@ class WriterConfigTest {
     props.put("writer.outbox.retention", "delete-immediately");
 
     assertEquals(
-        WriterConfig.OutboxRetention.DELETE_IMMEDIATELY,
+        OutboxRetention.DELETE_IMMEDIATELY,
         WriterConfig.from(ConfigSource.of(props, Map.of())).outboxRetention());
   }
 
@@ -146,5 +155,176 @@ class WriterConfigTest {
   @Test
   void shouldMatchTheGeneratedTableInDocs() throws IOException {
     SHIPPED.assertDocsTableMatches(WriterConfig.definition());
+  }
+
+  @Test
+  void shouldRefuseAPassThroughSettingHeraldOwnsNamingIt() throws IOException {
+    Map<String, String> props = SHIPPED.properties();
+    props.put("writer.kafka.consumer.enable.auto.commit", "true");
+    props.put("writer.kafka.consumer.max.poll.records", "10");
+
+    ConfigException e = fails(props, Map.of());
+
+    assertTrue(
+        e.getMessage().contains("writer.kafka.consumer.enable.auto.commit=true"), e.getMessage());
+    assertTrue(
+        e.getMessage().contains("writer.kafka.consumer.max.poll.records=10"), e.getMessage());
+    assertTrue(e.getMessage().contains("use writer.status.max-poll-records"), e.getMessage());
+  }
+
+  @Test
+  void shouldBuildNoStatusSettingsWhenTheStatusViewIsOff() throws IOException {
+    Map<String, String> props = SHIPPED.properties();
+    props.put("writer.status.enabled", "false");
+
+    assertTrue(WriterConfig.from(ConfigSource.of(props, Map.of())).status().isEmpty());
+  }
+
+  @Test
+  void shouldBuildTheComponentRecordsFromTheirKeys() throws IOException {
+    Map<String, String> props = SHIPPED.properties();
+    props.put("writer.http.queue-timeout", "3s");
+    props.put("writer.batch.max-items", "7");
+    props.put("writer.status.topic", "statuses");
+    props.put("writer.db.startup-timeout", "9s");
+    props.put("writer.capture.slot", "other_slot");
+
+    WriterConfig config = WriterConfig.from(ConfigSource.of(props, Map.of()));
+
+    assertEquals(Duration.ofSeconds(3), config.http().maxQueueWait());
+    assertEquals(7, config.api().maxBatchItems());
+    assertEquals("statuses", config.status().orElseThrow().topic());
+    assertEquals(Duration.ofSeconds(9), config.startup().startupTimeout());
+    assertEquals("other_slot", config.capture().slot());
+  }
+
+  @Test
+  void shouldPurgeTheOutboxOnlyWhenKeptAndTheInboxOnlyWithTheStatusView() throws IOException {
+    Map<String, String> props = SHIPPED.properties();
+    WriterConfig shipped = WriterConfig.from(ConfigSource.of(props, Map.of()));
+    props.put("writer.outbox.retention", "keep");
+    props.put("writer.outbox.keep-days", "3");
+    props.put("writer.status.enabled", "false");
+    WriterConfig kept = WriterConfig.from(ConfigSource.of(props, Map.of()));
+
+    assertTrue(shipped.retention().outbox().isEmpty());
+    assertEquals(Duration.ofDays(7), shipped.retention().inbox().orElseThrow().retention());
+    assertEquals(Duration.ofDays(3), kept.retention().outbox().orElseThrow().retention());
+    assertEquals(100, kept.retention().outbox().orElseThrow().purgeMaxBatches());
+    assertTrue(kept.retention().inbox().isEmpty());
+  }
+
+  /**
+   * Every key an error message names must exist, or be the key the configuration itself got wrong:
+   * a message that sends the reader to a key that does not exist is worse than none. The bad
+   * configurations: every key with values it cannot take, every key misspelt, every required key
+   * missing, and every contradiction the writer checks.
+   */
+  @Test
+  void shouldNameOnlyDefinedKeysInEveryErrorMessage() throws IOException {
+    ConfigDef def = WriterConfig.definition();
+    List<Map<String, String>> bad = new ArrayList<>();
+    for (ConfigKey<?> key : def.keys()) {
+      for (String value : List.of("#bad#", "-1", "0", "99999999999", "true")) {
+        bad.add(Map.of(key.name(), value));
+      }
+      bad.add(Map.of(key.name() + "x", "1"));
+    }
+    for (String value : List.of("#bad#", "ABC", "")) {
+      bad.add(Map.of("writer.tenants.t1.token-sha256", value));
+    }
+    bad.add(Map.of("writer.tenants.t1.token-shaa256", "1"));
+    bad.add(
+        Map.of(
+            "writer.outbox.retention", "keep",
+            "writer.outbox.keep-days", "0"));
+    for (String owned :
+        List.of(
+            "bootstrap.servers",
+            "group.id",
+            "enable.auto.commit",
+            "max.poll.records",
+            "key.deserializer",
+            "value.deserializer")) {
+      bad.add(Map.of(WriterConfig.KAFKA_CONSUMER + owned, "x"));
+    }
+    Map<String, String> shipped = SHIPPED.properties();
+    bad.add(
+        Map.of("writer.tenants.t2.token-sha256", shipped.get("writer.tenants.t1.token-sha256")));
+
+    List<String> messages = new ArrayList<>();
+    List<String> undefined = new ArrayList<>();
+    for (Map<String, String> change : bad) {
+      for (String message : messagesOf(withChange(shipped, change))) {
+        messages.add(message);
+        for (String named : keysNamedIn(message)) {
+          if (!defined(def, named) && !change.containsKey(named)) {
+            undefined.add(named + " in: " + message);
+          }
+        }
+      }
+    }
+    Map<String, String> noTenants = new HashMap<>(shipped);
+    noTenants.keySet().removeIf(k -> k.startsWith("writer.tenants."));
+    List<Map<String, String>> missing = new ArrayList<>(List.of(noTenants));
+    for (ConfigKey<?> key : def.keys()) {
+      if (key.required()) {
+        Map<String, String> without = new HashMap<>(shipped);
+        without.remove(key.name());
+        missing.add(without);
+      }
+    }
+    for (Map<String, String> props : missing) {
+      for (String message : messagesOf(props)) {
+        messages.add(message);
+        keysNamedIn(message).stream()
+            .filter(named -> !defined(def, named))
+            .forEach(named -> undefined.add(named + " in: " + message));
+      }
+    }
+
+    assertTrue(messages.size() > 100, "too few failing configurations: " + messages.size());
+    assertEquals(List.of(), undefined);
+  }
+
+  private static Map<String, String> withChange(
+      Map<String, String> base, Map<String, String> change) {
+    Map<String, String> props = new HashMap<>(base);
+    props.putAll(change);
+    return props;
+  }
+
+  private static List<String> messagesOf(Map<String, String> props) {
+    try {
+      WriterConfig.from(ConfigSource.of(props, Map.of()));
+      return List.of();
+    } catch (ConfigException e) {
+      return e.problems();
+    }
+  }
+
+  private static final Pattern KEY_LIKE = Pattern.compile("writer\\.[a-z0-9<>_*.-]*[a-z0-9>*]");
+
+  private static List<String> keysNamedIn(String message) {
+    return KEY_LIKE.matcher(message).results().map(MatchResult::group).toList();
+  }
+
+  /** A plain key, a group member of any instance ({@code <tenant>} too), or a pass-through. */
+  private static boolean defined(ConfigDef def, String named) {
+    if (def.keys().stream().anyMatch(k -> k.name().equals(named))) {
+      return true;
+    }
+    for (ConfigGroup group : def.groups()) {
+      for (ConfigKey<?> member : group.keys()) {
+        if (named.matches(
+            Pattern.quote(group.prefix() + ".")
+                + "[A-Za-z0-9_<>-]+"
+                + Pattern.quote("." + member.name()))) {
+          return true;
+        }
+      }
+    }
+    return def.passThroughPrefixes().keySet().stream()
+        .anyMatch(prefix -> named.equals(prefix + "*"));
   }
 }

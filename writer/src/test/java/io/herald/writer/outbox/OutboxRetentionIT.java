@@ -9,6 +9,8 @@ import io.herald.common.json.Json;
 import io.herald.devstack.HeraldIntegrationTest;
 import io.herald.devstack.StackContext;
 import io.herald.writer.RunningWriter;
+import io.herald.writer.retention.RetentionPurger;
+import io.herald.writer.retention.RetentionSettings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.ByteArrayOutputStream;
 import java.net.http.HttpResponse;
@@ -21,6 +23,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -75,13 +78,13 @@ class OutboxRetentionIT {
       assertThat(rows).isGreaterThanOrEqualTo(5);
 
       Instant now = Instant.now();
-      OutboxPurger current = purger(now, 2, 100);
+      RetentionPurger current = purger(now, 2, 100);
       assertThat(current.purgeOnce()).isZero(); // nothing is a day old yet
 
-      OutboxPurger oneBatch = purger(now.plus(Duration.ofDays(2)), 2, 1);
+      RetentionPurger oneBatch = purger(now.plus(Duration.ofDays(2)), 2, 1);
       assertThat(oneBatch.purgeOnce()).isEqualTo(2); // bounded: one batch of two per run
 
-      OutboxPurger later = purger(now.plus(Duration.ofDays(2)), 2, 100);
+      RetentionPurger later = purger(now.plus(Duration.ofDays(2)), 2, 100);
       assertThat(later.purgeOnce()).isEqualTo(rows - 2);
       assertThat(later.lastSuccess()).isPresent();
       assertThat(writer.count("SELECT count(*) FROM writer.outbox")).isZero();
@@ -94,24 +97,24 @@ class OutboxRetentionIT {
 
   @Test
   void shouldStopThePurgeLoopPromptly() {
-    OutboxPurger purger = purger(Instant.now(), 10, 10, Duration.ofMillis(50));
+    RetentionPurger purger = purger(Instant.now(), 10, 10, Duration.ofMillis(50));
     purger.start();
     long started = System.nanoTime();
     purger.close();
     assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
   }
 
-  private OutboxPurger purger(Instant now, int batchSize, int maxBatches) {
+  private RetentionPurger purger(Instant now, int batchSize, int maxBatches) {
     return purger(now, batchSize, maxBatches, Duration.ofMinutes(1));
   }
 
-  private OutboxPurger purger(Instant now, int batchSize, int maxBatches, Duration interval) {
-    return new OutboxPurger(
+  private RetentionPurger purger(Instant now, int batchSize, int maxBatches, Duration interval) {
+    return new RetentionPurger(
         stack.dataSource(),
-        Duration.ofDays(1),
-        interval,
-        batchSize,
-        maxBatches,
+        new RetentionSettings(
+            Optional.of(
+                new RetentionSettings.Purge(Duration.ofDays(1), interval, batchSize, maxBatches)),
+            Optional.empty()),
         Clock.fixed(now, ZoneOffset.UTC),
         new SimpleMeterRegistry());
   }

@@ -1,9 +1,7 @@
 package io.herald.writer.status;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.herald.config.ConfigException;
 import io.herald.config.ConfigSource;
 import io.herald.runtime.inbox.InboxLoop;
 import io.herald.writer.config.WriterConfig;
@@ -28,24 +26,26 @@ class StatusSettingsTest {
 
   @Test
   void shouldDefaultToTheDeliveryEventsTopicInItsOwnGroup() {
-    StatusSettings settings = StatusSettings.from(config(Map.of()));
+    StatusSettings settings = config(Map.of()).status().orElseThrow();
 
     assertThat(settings.topic()).isEqualTo("herald.delivery.events");
     assertThat(settings.groupId()).isEqualTo("herald-writer-status");
     assertThat(settings.bootstrapServers()).isEqualTo("localhost:9092");
     assertThat(settings.maxPollRecords()).isEqualTo(500);
-    assertThat(settings.inboxRetention()).isEqualTo(Duration.ofDays(7));
+    assertThat(config(Map.of()).retention().inbox().orElseThrow().retention())
+        .isEqualTo(Duration.ofDays(7));
   }
 
   @Test
   void shouldPassConsumerSettingsThroughButKeepWhatTheGuaranteesRestOn() {
     StatusSettings settings =
-        StatusSettings.from(
-            config(
+        config(
                 Map.of(
                     "writer.kafka.consumer.security.protocol", "SASL_SSL",
                     "writer.kafka.consumer.auto.offset.reset", "latest",
-                    "writer.status.max-poll-records", "7")));
+                    "writer.status.max-poll-records", "7"))
+            .status()
+            .orElseThrow();
 
     Map<String, Object> props =
         InboxLoop.consumerProperties(StatusListener.inboxSettings(settings));
@@ -56,19 +56,5 @@ class StatusSettingsTest {
         .containsEntry(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false")
         .containsEntry(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 7)
         .containsEntry(ConsumerConfig.GROUP_ID_CONFIG, "herald-writer-status");
-  }
-
-  @Test
-  void shouldRefuseAPassThroughSettingHeraldOwnsNamingIt() {
-    WriterConfig config =
-        config(
-            Map.of(
-                "writer.kafka.consumer.enable.auto.commit", "true",
-                "writer.kafka.consumer.max.poll.records", "10"));
-
-    assertThatThrownBy(() -> StatusSettings.from(config))
-        .isInstanceOf(ConfigException.class)
-        .hasMessageContaining("writer.kafka.consumer.enable.auto.commit=true")
-        .hasMessageContaining("writer.kafka.consumer.max.poll.records=10");
   }
 }

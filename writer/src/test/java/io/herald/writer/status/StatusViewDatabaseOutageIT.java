@@ -9,6 +9,7 @@ import io.herald.common.event.PublicationKey;
 import io.herald.devstack.HeraldIntegrationTest;
 import io.herald.devstack.StackContext;
 import io.herald.writer.RunningWriter;
+import io.herald.writer.metrics.StatusMetrics;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;

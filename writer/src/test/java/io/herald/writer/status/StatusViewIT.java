@@ -13,6 +13,9 @@ import io.herald.common.json.Json;
 import io.herald.devstack.HeraldIntegrationTest;
 import io.herald.devstack.StackContext;
 import io.herald.writer.RunningWriter;
+import io.herald.writer.metrics.StatusMetrics;
+import io.herald.writer.retention.RetentionPurger;
+import io.herald.writer.retention.RetentionSettings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -28,6 +31,7 @@ import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CyclicBarrier;
@@ -310,24 +314,15 @@ class StatusViewIT {
     }
     UUID recent = UUID.randomUUID();
     insertInbox(recent, handler, now.minus(Duration.ofMinutes(30)));
-    StatusSettings settings =
-        new StatusSettings(
-            "unused:9092",
-            "unused",
-            "unused",
-            10,
-            Duration.ofSeconds(1),
-            Duration.ofSeconds(1),
-            Duration.ofSeconds(10),
-            Duration.ofHours(1),
-            Duration.ofMinutes(1),
-            2,
-            2,
-            Map.of());
+    RetentionSettings settings =
+        new RetentionSettings(
+            Optional.empty(),
+            Optional.of(
+                new RetentionSettings.Purge(Duration.ofHours(1), Duration.ofMinutes(1), 2, 2)));
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
-    try (InboxPurger purger =
-        new InboxPurger(
+    try (RetentionPurger purger =
+        new RetentionPurger(
             writer.dataSource(), settings, Clock.fixed(now, ZoneOffset.UTC), registry)) {
       assertThat(purger.purgeOnce()).isEqualTo(4); // two statements of two rows: one run's bound
       assertThat(purger.purgeOnce()).isEqualTo(1);

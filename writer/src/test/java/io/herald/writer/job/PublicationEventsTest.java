@@ -1,4 +1,4 @@
-package io.herald.writer.outbox;
+package io.herald.writer.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,7 +8,7 @@ import io.herald.common.event.PublicationKey;
 import io.herald.common.event.PublicationRequested;
 import io.herald.common.json.CanonicalJson;
 import io.herald.common.json.Json;
-import io.herald.writer.job.PublicationJob;
+import io.herald.writer.outbox.OutboxEvent;
 import java.time.Instant;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;

@@ -1,16 +1,19 @@
-package io.herald.writer.outbox;
+package io.herald.writer.job;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.herald.common.event.EventTypes;
 import io.herald.common.event.PublicationRequested;
 import io.herald.common.json.Json;
-import io.herald.writer.job.PublicationJob;
+import io.herald.writer.outbox.OutboxEvent;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.util.UUID;
 
-/** Builds the {@code PublicationRequested} outbox event of a newly reserved job. */
+/**
+ * Builds the {@code PublicationRequested} outbox event of a newly reserved job. Here, beside the
+ * job, rather than in {@code outbox}: the outbox stores events of any kind and knows no job.
+ */
 public final class PublicationEvents {
 
   /**

@@ -1,4 +1,4 @@
-package io.herald.writer.http;
+package io.herald.writer.metrics;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -13,18 +13,21 @@ import java.util.concurrent.TimeUnit;
  * route} and {@code outcome}: created, replayed, conflict, invalid, unauthorized, not_found,
  * too_large, unsupported_media_type, unavailable, error, ok) and {@code herald.writer.batch.items}
  * (batch items by outcome). Thread-safe.
+ *
+ * <p>Meters are registered on first use, one per route and outcome seen.
  */
-final class RequestMetrics {
+public final class RequestMetrics {
 
   private final MeterRegistry registry;
   private final Map<String, Timer> timers = new ConcurrentHashMap<>();
   private final Map<String, Counter> batchItems = new ConcurrentHashMap<>();
 
-  RequestMetrics(MeterRegistry registry) {
+  public RequestMetrics(MeterRegistry registry) {
     this.registry = registry;
   }
 
-  void record(String route, String outcome, long nanos) {
+  /** One request on {@code route} that ended with {@code outcome}, taking {@code nanos}. */
+  public void record(String route, String outcome, long nanos) {
     timers
         .computeIfAbsent(
             route + '\u0000' + outcome,
@@ -40,7 +43,8 @@ final class RequestMetrics {
         .record(nanos, TimeUnit.NANOSECONDS);
   }
 
-  void batchItem(String outcome) {
+  /** One item of a batch request that ended with {@code outcome}. */
+  public void batchItem(String outcome) {
     batchItems
         .computeIfAbsent(
             outcome,
