@@ -93,8 +93,7 @@ public final class WriterProcess implements AutoCloseable {
           components.register(
               "ops server",
               OpsServer.builder("writer", registry)
-                  .host(config.get(WriterConfig.OPS_HOST))
-                  .port(config.get(WriterConfig.OPS_PORT))
+                  .endpoint(config.ops())
                   .healthCheck(Databases.healthCheck("database", pool))
                   .healthCheck(
                       HealthCheck.of(

@@ -185,6 +185,11 @@ public final class OpsServer implements AutoCloseable {
       this.registry = Objects.requireNonNull(registry, "registry");
     }
 
+    /** Interface and port to bind, as configured. */
+    public Builder endpoint(OpsEndpoint endpoint) {
+      return host(endpoint.host()).port(endpoint.port());
+    }
+
     /** Interface to bind; default {@code 0.0.0.0}. */
     public Builder host(String host) {
       this.host = Objects.requireNonNull(host, "host");

@@ -12,6 +12,8 @@ import io.herald.config.ProcessConfig;
 import io.herald.config.Validator;
 import io.herald.runtime.db.DatabaseConfig;
 import io.herald.runtime.db.DatabaseKeys;
+import io.herald.runtime.ops.OpsEndpoint;
+import io.herald.runtime.ops.OpsKeys;
 import io.herald.schema.CaptureSettings;
 import io.herald.writer.auth.TenantTokens;
 import io.herald.writer.http.ApiServer;
@@ -110,21 +112,12 @@ public final class WriterConfig extends ProcessConfig {
                   Duration.ofSeconds(2),
                   "Retry-After sent with every 503 (database unavailable, overloaded); whole seconds.")
               .validatedBy(Validator.positive()));
-  public static final ConfigKey<String> OPS_HOST =
-      KEYS.define(
-          ConfigKey.optional(
-              "writer.ops.host",
-              ConfigType.STRING,
-              "0.0.0.0",
-              "Interface /health and /metrics bind to."));
-  public static final ConfigKey<Integer> OPS_PORT =
-      KEYS.define(
-          ConfigKey.optional(
-                  "writer.ops.port",
-                  ConfigType.INT,
-                  8081,
-                  "Port of /health and /metrics, apart from the API so they can stay internal (0 = any free port).")
-              .validatedBy(Validator.port()));
+  private static final OpsKeys OPS =
+      OpsKeys.define(
+          KEYS,
+          "writer.ops",
+          8081,
+          "Port of /health and /metrics, apart from the API so they can stay internal (0 = any free port).");
   public static final ConfigKey<String> KAFKA_BOOTSTRAP_SERVERS =
       KEYS.define(
           ConfigKey.optional(
@@ -351,6 +344,7 @@ public final class WriterConfig extends ProcessConfig {
   public record Startup(Duration startupTimeout, boolean migrateOnStart) {}
 
   private final DatabaseConfig database;
+  private final OpsEndpoint ops;
   private final Startup startup;
   private final CaptureSettings capture;
   private final ApiServer.Settings http;
@@ -369,6 +363,7 @@ public final class WriterConfig extends ProcessConfig {
     Map<String, String> consumerOverrides = values.passThrough(KAFKA_CONSUMER);
     validate(values, tokenHashes, consumerOverrides);
     this.database = DB.read(values);
+    this.ops = OPS.read(values);
     this.startup = new Startup(values.get(DB_STARTUP_TIMEOUT), values.get(DB_MIGRATE_ON_START));
     this.capture = new CaptureSettings(values.get(CAPTURE_PUBLICATION), values.get(CAPTURE_SLOT));
     this.http = readHttp(values);
@@ -487,6 +482,11 @@ public final class WriterConfig extends ProcessConfig {
           }
         });
     problems.throwIfAny();
+  }
+
+  /** Where /health and /metrics are served ({@code writer.ops.*}). */
+  public OpsEndpoint ops() {
+    return ops;
   }
 
   /** {@code writer.db.*}: the connection pool. */

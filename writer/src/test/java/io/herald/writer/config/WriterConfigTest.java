@@ -40,7 +40,7 @@ class WriterConfigTest {
     assertEquals(Duration.ofSeconds(30), config.http().idleTimeout());
     assertEquals("jdbc:postgresql://localhost:5432/herald", config.database().jdbcUrl());
     assertEquals(OutboxRetention.DELETE_IMMEDIATELY, config.outboxRetention());
-    assertEquals(8081, config.get(WriterConfig.OPS_PORT));
+    assertEquals(8081, config.ops().port());
     assertEquals("herald_outbox", config.capture().publication());
     assertEquals(2, config.tenantTokens().tenants().size());
   }
