@@ -12,6 +12,7 @@ import io.herald.config.ProcessConfig;
 import io.herald.config.Validator;
 import io.herald.runtime.db.DatabaseConfig;
 import io.herald.runtime.db.DatabaseKeys;
+import io.herald.runtime.inbox.InboxSettings;
 import io.herald.runtime.ops.OpsEndpoint;
 import io.herald.runtime.ops.OpsKeys;
 import io.herald.schema.CaptureSettings;
@@ -20,7 +21,6 @@ import io.herald.writer.http.ApiServer;
 import io.herald.writer.http.PublicationApi;
 import io.herald.writer.outbox.OutboxRetention;
 import io.herald.writer.retention.RetentionSettings;
-import io.herald.writer.status.StatusSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -329,6 +329,12 @@ public final class WriterConfig extends ProcessConfig {
   /** How long the status view's poll blocks; not a setting (it only bounds the close delay). */
   private static final Duration STATUS_POLL_TIMEOUT = Duration.ofSeconds(1);
 
+  /** The status view's Kafka client id, unless writer.kafka.consumer.client.id sets one. */
+  private static final String STATUS_CLIENT_ID = "herald-writer-status";
+
+  /** Prefix of the status view's gauges (herald_writer_status_degraded, ...). */
+  private static final String STATUS_METRIC_PREFIX = "herald.writer.status";
+
   /** Inbox purge statements per run; not a setting (the batch size is). */
   private static final int STATUS_INBOX_PURGE_MAX_BATCHES = 100;
 
@@ -349,7 +355,7 @@ public final class WriterConfig extends ProcessConfig {
   private final CaptureSettings capture;
   private final ApiServer.Settings http;
   private final PublicationApi.Limits api;
-  private final Optional<StatusSettings> status;
+  private final Optional<InboxSettings> status;
   private final OutboxRetention outboxRetention;
   private final RetentionSettings retention;
   private final TenantTokens tenantTokens;
@@ -393,16 +399,20 @@ public final class WriterConfig extends ProcessConfig {
         HTTP_STOP_TIMEOUT);
   }
 
-  private static StatusSettings readStatus(
+  /** The status view's inbox loop: {@code writer.status.*} and {@code writer.kafka.*}. */
+  private static InboxSettings readStatus(
       ConfigValues values, Map<String, String> consumerOverrides) {
-    return new StatusSettings(
+    return new InboxSettings(
+        "status events",
         values.get(KAFKA_BOOTSTRAP_SERVERS),
         values.get(STATUS_TOPIC),
         values.get(STATUS_GROUP_ID),
+        STATUS_CLIENT_ID,
         values.get(STATUS_MAX_POLL_RECORDS),
         STATUS_POLL_TIMEOUT,
         values.get(STATUS_FAILURE_BACKOFF),
         values.get(STATUS_MAX_SILENCE),
+        STATUS_METRIC_PREFIX,
         consumerOverrides);
   }
 
@@ -518,7 +528,7 @@ public final class WriterConfig extends ProcessConfig {
   }
 
   /** {@code writer.status.*} and {@code writer.kafka.*}; empty when the status view is off. */
-  public Optional<StatusSettings> status() {
+  public Optional<InboxSettings> status() {
     return status;
   }
 

@@ -27,8 +27,6 @@ final class StatusListener
     implements InboxHandler<StatusEvent, StatusStore.Outcome>, AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(StatusListener.class);
-  private static final String CLIENT_ID = "herald-writer-status";
-  private static final String METRIC_PREFIX = "herald.writer.status";
 
   private final StatusDecoder decoder;
   private final StatusStore store;
@@ -36,7 +34,7 @@ final class StatusListener
   private final InboxLoop<StatusEvent, StatusStore.Outcome> loop;
 
   StatusListener(
-      StatusSettings settings,
+      InboxSettings settings,
       StatusDecoder decoder,
       StatusStore store,
       StatusMetrics metrics,
@@ -44,22 +42,7 @@ final class StatusListener
     this.decoder = decoder;
     this.store = store;
     this.metrics = metrics;
-    this.loop = new InboxLoop<>(inboxSettings(settings), this, registry);
-  }
-
-  static InboxSettings inboxSettings(StatusSettings settings) {
-    return new InboxSettings(
-        "status events",
-        settings.bootstrapServers(),
-        settings.topic(),
-        settings.groupId(),
-        CLIENT_ID,
-        settings.maxPollRecords(),
-        settings.pollTimeout(),
-        settings.failureBackoff(),
-        settings.maxSilence(),
-        METRIC_PREFIX,
-        settings.consumerOverrides());
+    this.loop = new InboxLoop<>(settings, this, registry);
   }
 
   void start() {

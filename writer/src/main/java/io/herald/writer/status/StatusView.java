@@ -1,6 +1,7 @@
 package io.herald.writer.status;
 
 import io.herald.common.json.Json;
+import io.herald.runtime.inbox.InboxSettings;
 import io.herald.runtime.ops.HealthCheck;
 import io.herald.writer.metrics.StatusMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -41,7 +42,7 @@ public final class StatusView implements AutoCloseable {
 
   /** Starts the listener. Returns at once: Kafka is reached in the background. */
   public static StatusView start(
-      StatusSettings settings, DataSource dataSource, Clock clock, MeterRegistry registry) {
+      InboxSettings settings, DataSource dataSource, Clock clock, MeterRegistry registry) {
     Objects.requireNonNull(settings, "settings");
     StatusListener listener =
         new StatusListener(

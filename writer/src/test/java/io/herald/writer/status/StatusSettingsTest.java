@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.herald.config.ConfigSource;
 import io.herald.runtime.inbox.InboxLoop;
+import io.herald.runtime.inbox.InboxSettings;
 import io.herald.writer.config.WriterConfig;
 import java.time.Duration;
 import java.util.HashMap;
@@ -26,7 +27,7 @@ class StatusSettingsTest {
 
   @Test
   void shouldDefaultToTheDeliveryEventsTopicInItsOwnGroup() {
-    StatusSettings settings = config(Map.of()).status().orElseThrow();
+    InboxSettings settings = config(Map.of()).status().orElseThrow();
 
     assertThat(settings.topic()).isEqualTo("herald.delivery.events");
     assertThat(settings.groupId()).isEqualTo("herald-writer-status");
@@ -38,7 +39,7 @@ class StatusSettingsTest {
 
   @Test
   void shouldPassConsumerSettingsThroughButKeepWhatTheGuaranteesRestOn() {
-    StatusSettings settings =
+    InboxSettings settings =
         config(
                 Map.of(
                     "writer.kafka.consumer.security.protocol", "SASL_SSL",
@@ -47,8 +48,7 @@ class StatusSettingsTest {
             .status()
             .orElseThrow();
 
-    Map<String, Object> props =
-        InboxLoop.consumerProperties(StatusListener.inboxSettings(settings));
+    Map<String, Object> props = InboxLoop.consumerProperties(settings);
 
     assertThat(props)
         .containsEntry("security.protocol", "SASL_SSL")
