@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.herald.common.json.Json;
 import io.herald.config.ConfigException;
 import io.herald.relay.config.RelayConfig;
+import io.herald.relay.debezium.DebeziumPatches;
 import io.herald.relay.engine.EngineProperties;
 import io.herald.relay.engine.ProducerSettings;
 import io.herald.relay.ha.LeaderLock;
@@ -73,7 +74,8 @@ public final class RelayMain {
                   config.debeziumPredicateSettings(),
                   config.kafkaBootstrapServers(),
                   config.publicationEventsTopic(),
-                  config.deliveryEventsTopic())
+                  config.deliveryEventsTopic(),
+                  DebeziumPatches.of(config.debeziumPatches()))
               .withStreamIdleWait(config.streamIdleWait(), config.streamIdleAfter())
               .withKafkaClient(ProducerSettings.clientSettings(producer));
     } catch (IllegalArgumentException e) {

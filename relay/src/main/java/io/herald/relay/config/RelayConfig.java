@@ -139,6 +139,13 @@ public final class RelayConfig extends ProcessConfig {
                   Duration.ofMillis(250),
                   "How long the replication stream must carry nothing before relay.stream.idle-wait applies; a stream that has just carried data keeps 1 ms reads, so a trickle of events leaves the driver's connection free for offset commits as often as before.")
               .validatedBy(Validator.atLeast(Duration.ZERO)));
+  public static final ConfigKey<Boolean> ENGINE_DEBEZIUM_PATCHES =
+      KEYS.define(
+          ConfigKey.optional(
+              "relay.engine.debezium-patches",
+              ConfigType.BOOLEAN,
+              true,
+              "Run Herald's work-arounds for Debezium 3.6.1 internals (a queue poll that wakes on the first event, trimmed streaming metrics, a lean source block, cached topic names, an equality topic predicate, the idle-wait socket). false runs stock Debezium in their place, the same events at a higher cost per event and at rest (relay.stream.idle-wait then does not apply): try a Debezium upgrade with false first."));
   public static final ConfigKey<String> KAFKA_BOOTSTRAP_SERVERS =
       KEYS.define(
           ConfigKey.required(
@@ -302,7 +309,7 @@ public final class RelayConfig extends ProcessConfig {
                 + ".type is not set");
       }
     }
-    if (!streamIdleWait().isZero()) {
+    if (debeziumPatches() && !streamIdleWait().isZero()) {
       for (String key : List.of("database.socketFactory", "driver.socketFactory")) {
         if (debeziumSource().containsKey(key)) {
           problems.add(
@@ -388,6 +395,10 @@ public final class RelayConfig extends ProcessConfig {
 
   public Duration streamIdleAfter() {
     return get(STREAM_IDLE_AFTER);
+  }
+
+  public boolean debeziumPatches() {
+    return get(ENGINE_DEBEZIUM_PATCHES);
   }
 
   public String kafkaBootstrapServers() {

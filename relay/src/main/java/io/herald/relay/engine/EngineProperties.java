@@ -1,6 +1,6 @@
 package io.herald.relay.engine;
 
-import io.debezium.schema.SchemaTopicNamingStrategy;
+import io.herald.relay.debezium.DebeziumPatches;
 import io.herald.runtime.db.DatabaseConfig;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -33,14 +33,15 @@ import java.util.regex.Pattern;
  *   <li>{@code poll.interval.ms=10}: how long Debezium's streaming thread sleeps whenever the
  *       replication stream has been dry for 5 reads. While events trickle in, that sleep is what an
  *       event waits before it is read; once the stream has been quiet for {@code
- *       relay.stream.idle-after}, the reads themselves wait on the socket ({@link IdleWaitSocket})
- *       and the interval no longer sets the idle cost. Measured (BENCHMARKS.md, session 5), with
- *       the idle wait: at 20 events/s p99 3.9-7.2 ms at 10 against 28-31 ms at 30; idle relay at
- *       rest 0.6-0.9 % of a core at both.
+ *       relay.stream.idle-after}, the reads themselves wait on the socket ({@link
+ *       DebeziumPatches#streamIdleWait}) and the interval no longer sets the idle cost: a trickle's
+ *       p99 is several times lower at 10 than at 30, for the same idle cost (BENCHMARKS.md, "Relay:
+ *       draining a backlog").
  *   <li>{@code max.queue.size=2048}, {@code max.batch.size=512}: the engine takes whatever is
  *       queued as soon as it is queued, so batches are as large as the backlog makes them; a
  *       shorter queue than Debezium's 8,192 keeps the heap's live set small (young collections copy
- *       it): it drained faster at 2,048 than at 8,192 and at 1,024 (BENCHMARKS.md).
+ *       it): it drained faster at 2,048 than at 8,192 and at 1,024 (BENCHMARKS.md, "Relay: draining
+ *       a backlog").
  *   <li>{@code column.exclude.list}: the outbox columns no router reads ({@code occurred_at}) are
  *       left out of the change events: Debezium would parse and re-format it for every row.
  *   <li>{@code heartbeat.interval.ms=10000} with an upsert into {@code herald_relay.heartbeat} (in
@@ -49,18 +50,18 @@ import java.util.regex.Pattern;
  *       __debezium.context.*} headers to every event.
  *   <li>{@code slot.retry.delay.ms=2000}: a standby taking over retries the slot every two seconds
  *       while the dead leader's walsender is still being torn down.
- *   <li>{@code sourceinfo.struct.maker=}{@link LeanSourceInfo} and {@code
- *       topic.naming.strategy=}{@link CachedTopicNames}: the same events for less work per event on
- *       Debezium's streaming thread, which bounds the drain rate (the router drops the {@code
- *       source} block; the topic names are Debezium's own).
+ *   <li>Herald's Debezium patches ({@link DebeziumPatches}, {@code relay.engine.debezium-patches}):
+ *       the same events for less work per event on Debezium's streaming thread, which bounds the
+ *       drain rate; with the patches off, Debezium's stock connector, source block, topic naming
+ *       and Kafka's {@code TopicNameMatches}.
  * </ul>
  *
  * <p>The outbox routing is the contract of DESIGN.md, so it is set here rather than in the property
- * file: one {@code EventRouter} per outbox table (selected by a {@link TopicIs} predicate on the
- * table's change topic), key {@code aggregate_id}, value the {@code payload} JSON text, headers
- * {@code id}, {@code eventType}, {@code tenant}, {@code traceparent}, {@code tracestate}, topic
- * {@code relay.topics.publication-events} for {@code writer.outbox} and {@code
- * relay.topics.delivery-events} for {@code consumer.outbox}. Transforms named in {@code
+ * file: one {@code EventRouter} per outbox table (selected by a predicate on the table's change
+ * topic, {@link DebeziumPatches#topicPredicate}), key {@code aggregate_id}, value the {@code
+ * payload} JSON text, headers {@code id}, {@code eventType}, {@code tenant}, {@code traceparent},
+ * {@code tracestate}, topic {@code relay.topics.publication-events} for {@code writer.outbox} and
+ * {@code relay.topics.delivery-events} for {@code consumer.outbox}. Transforms named in {@code
  * debezium.transforms} run after these.
  */
 public final class EngineProperties {
@@ -69,13 +70,6 @@ public final class EngineProperties {
   public static final String KAFKA_OFFSET_STORE =
       "org.apache.kafka.connect.storage.KafkaOffsetBackingStore";
   public static final String HEARTBEAT_TABLE = "herald_relay.heartbeat";
-
-  /** Debezium's topic naming, whose names {@link CachedTopicNames} keeps. */
-  static final String DEBEZIUM_TOPIC_NAMING = SchemaTopicNamingStrategy.class.getName();
-
-  /** The connector the property file names; the engine runs Herald's subclass of it. */
-  static final String DEBEZIUM_POSTGRES_CONNECTOR =
-      "io.debezium.connector.postgresql.PostgresConnector";
 
   private static final String HEARTBEAT_QUERY =
       "INSERT INTO herald_relay.heartbeat (id, beat_at) VALUES ('%s', now())"
@@ -109,9 +103,11 @@ public final class EngineProperties {
           + "trace_parent:header:traceparent,trace_state:header:tracestate";
 
   private final Map<String, String> properties;
+  private final DebeziumPatches patches;
 
-  private EngineProperties(Map<String, String> properties) {
+  private EngineProperties(Map<String, String> properties, DebeziumPatches patches) {
     this.properties = Map.copyOf(properties);
+    this.patches = patches;
   }
 
   /**
@@ -125,6 +121,7 @@ public final class EngineProperties {
    * @param bootstrapServers Kafka brokers, for the offset store
    * @param publicationEventsTopic topic for {@code writer.outbox} events
    * @param deliveryEventsTopic topic for {@code consumer.outbox} events
+   * @param patches Herald's Debezium patches or the stock behaviour ({@link DebeziumPatches})
    * @throws IllegalArgumentException listing every contradiction, each naming its key
    */
   public static EngineProperties from(
@@ -135,10 +132,11 @@ public final class EngineProperties {
       Map<String, String> predicateSettings,
       String bootstrapServers,
       String publicationEventsTopic,
-      String deliveryEventsTopic) {
+      String deliveryEventsTopic,
+      DebeziumPatches patches) {
     Map<String, String> p = new LinkedHashMap<>();
     p.put("name", ENGINE_NAME);
-    p.put("connector.class", DEBEZIUM_POSTGRES_CONNECTOR);
+    p.put("connector.class", DebeziumPatches.STOCK_CONNECTOR);
     p.put("plugin.name", "pgoutput");
     p.put("snapshot.mode", "no_data");
     p.put("publication.name", "herald_outbox");
@@ -165,8 +163,7 @@ public final class EngineProperties {
     // Debezium 3.6's latency statistics feed a bounded queue; under a backlog it overflows and logs
     // a WARN per event (10,000 lines in one drain). The relay exports its own meters instead.
     p.put("statistics.metrics.enabled", "false");
-    p.put("sourceinfo.struct.maker", LeanSourceInfo.class.getName());
-    p.put("topic.naming.strategy", CachedTopicNames.class.getName());
+    p.putAll(patches.engineDefaults());
     p.putAll(source);
     if (isBlank(p.get("column.exclude.list"))
         || (source.containsKey("column.include.list")
@@ -181,19 +178,24 @@ public final class EngineProperties {
     List<String> allPredicates = new ArrayList<>(List.of(WRITER_ROUTER, CONSUMER_ROUTER));
     allPredicates.addAll(predicates);
     String prefix = p.get("topic.prefix");
-    router(p, WRITER_ROUTER, prefix + ".writer.outbox", publicationEventsTopic);
-    router(p, CONSUMER_ROUTER, prefix + ".consumer.outbox", deliveryEventsTopic);
+    router(p, WRITER_ROUTER, prefix + ".writer.outbox", publicationEventsTopic, patches);
+    router(p, CONSUMER_ROUTER, prefix + ".consumer.outbox", deliveryEventsTopic, patches);
     p.put("transforms", String.join(",", allTransforms));
     transformSettings.forEach((key, value) -> p.put("transforms." + key, value));
     p.put("predicates", String.join(",", allPredicates));
     predicateSettings.forEach((key, value) -> p.put("predicates." + key, value));
     p.put("bootstrap.servers", bootstrapServers);
-    check(p, source, transforms, predicates);
-    p.put("connector.class", HeraldPostgresConnector.class.getName());
-    return new EngineProperties(p);
+    check(p, source, transforms, predicates, patches);
+    p.put("connector.class", patches.connectorClass());
+    return new EngineProperties(p, patches);
   }
 
-  private static void router(Map<String, String> p, String name, String tableTopic, String topic) {
+  private static void router(
+      Map<String, String> p,
+      String name,
+      String tableTopic,
+      String topic,
+      DebeziumPatches patches) {
     String t = "transforms." + name + ".";
     p.put(t + "type", "io.debezium.transforms.outbox.EventRouter");
     p.put(t + "predicate", name);
@@ -206,15 +208,17 @@ public final class EngineProperties {
     p.put(t + "route.topic.replacement", topic);
     p.put(t + "route.tombstone.on.empty.payload", "false");
     p.put(t + "table.expand.json.payload", "false");
-    p.put("predicates." + name + ".type", TopicIs.class.getName());
-    p.put("predicates." + name + "." + TopicIs.TOPIC, tableTopic);
+    patches
+        .topicPredicate(tableTopic)
+        .forEach((key, value) -> p.put("predicates." + name + "." + key, value));
   }
 
   private static void check(
       Map<String, String> p,
       Map<String, String> source,
       List<String> transforms,
-      List<String> predicates) {
+      List<String> predicates,
+      DebeziumPatches patches) {
     List<String> problems = new ArrayList<>();
     require(p, "plugin.name", "pgoutput", "the schema creates a pgoutput slot", problems);
     require(
@@ -243,29 +247,27 @@ public final class EngineProperties {
         "the relay keeps its slot identity next to the offsets in the offsets topic",
         problems);
     String connector = p.get("connector.class").strip();
-    if (!connector.equals(DEBEZIUM_POSTGRES_CONNECTOR)
-        && !connector.equals(HeraldPostgresConnector.class.getName())) {
+    if (!DebeziumPatches.POSTGRES_CONNECTORS.contains(connector)) {
       problems.add(
           "debezium.source.connector.class="
               + connector
               + " is not allowed: the relay runs "
-              + DEBEZIUM_POSTGRES_CONNECTOR
-              + " (as its subclass "
-              + HeraldPostgresConnector.class.getName()
-              + ")");
+              + DebeziumPatches.STOCK_CONNECTOR
+              + " (as "
+              + DebeziumPatches.ON.connectorClass()
+              + " with relay.engine.debezium-patches=true)");
     }
     // The routers' predicates name the change topics Debezium's own strategy gives the outbox
     // tables; any other naming would leave every outbox event unrouted, on a topic nobody reads.
-    String naming = p.get("topic.naming.strategy").strip();
-    if (!naming.equals(CachedTopicNames.class.getName()) && !naming.equals(DEBEZIUM_TOPIC_NAMING)) {
+    String naming =
+        p.getOrDefault("topic.naming.strategy", DebeziumPatches.STOCK_TOPIC_NAMING).strip();
+    if (!DebeziumPatches.ROUTABLE_TOPIC_NAMINGS.contains(naming)) {
       problems.add(
           "debezium.source.topic.naming.strategy="
               + naming
               + " is not allowed: the outbox routers select events by the change topics of "
-              + DEBEZIUM_TOPIC_NAMING
-              + " ("
-              + CachedTopicNames.class.getName()
-              + " by default)");
+              + DebeziumPatches.STOCK_TOPIC_NAMING
+              + " (cached with relay.engine.debezium-patches=true)");
     }
     String delimiter = p.get("topic.delimiter");
     if (delimiter != null && !delimiter.equals(".")) {
@@ -284,12 +286,13 @@ public final class EngineProperties {
               + " is not a positive whole number (the sink pipelines batches of this size)");
     }
     String queueBytes = p.get("max.queue.size.in.bytes");
-    if (!isBlank(queueBytes) && !queueBytes.strip().equals("0")) {
+    if (!patches.keepsQueueByteBound() && !isBlank(queueBytes) && !queueBytes.strip().equals("0")) {
       problems.add(
           "debezium.source.max.queue.size.in.bytes="
               + queueBytes
               + " is not supported: the relay's queue poll does not keep Debezium's byte count;"
-              + " bound the queue with debezium.source.max.queue.size");
+              + " bound the queue with debezium.source.max.queue.size (or run stock Debezium,"
+              + " relay.engine.debezium-patches=false)");
     }
     for (String list : List.of("column.exclude.list", "column.include.list")) {
       String value = p.get(list);
@@ -363,22 +366,19 @@ public final class EngineProperties {
   }
 
   /**
-   * These properties with Debezium's driver connections built by {@link IdleWaitSocketFactory}, so
-   * a quiet replication stream waits on its socket for up to {@code idleWait} per read instead of 1
-   * ms ({@link IdleWaitSocket}). A zero {@code idleWait} returns these properties unchanged.
+   * These properties with Debezium's driver connections waiting on a quiet replication stream's
+   * socket for up to {@code idleWait} per read instead of 1 ms ({@link
+   * DebeziumPatches#streamIdleWait}). With the patches off or a zero {@code idleWait}, these
+   * properties unchanged.
    */
   public EngineProperties withStreamIdleWait(Duration idleWait, Duration idleAfter) {
-    if (idleWait.isZero()) {
+    Map<String, String> socket = patches.streamIdleWait(idleWait, idleAfter);
+    if (socket.isEmpty()) {
       return this;
     }
     Map<String, String> p = new LinkedHashMap<>(properties);
-    p.put(
-        "database." + IdleWaitSocketFactory.FACTORY_PROPERTY,
-        IdleWaitSocketFactory.class.getName());
-    p.put(
-        "database." + IdleWaitSocketFactory.ARGUMENT_PROPERTY,
-        IdleWaitSocketFactory.argument(idleWait, idleAfter));
-    return new EngineProperties(p);
+    p.putAll(socket);
+    return new EngineProperties(p, patches);
   }
 
   /**
@@ -410,7 +410,7 @@ public final class EngineProperties {
     if (!problems.isEmpty()) {
       throw new IllegalArgumentException(String.join("; ", problems));
     }
-    return new EngineProperties(p);
+    return new EngineProperties(p, patches);
   }
 
   /** A copy for {@code DebeziumEngine.Builder#using(Properties)}. */

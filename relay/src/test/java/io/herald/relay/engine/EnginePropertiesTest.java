@@ -4,6 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.entry;
 
+import io.herald.relay.debezium.CachedTopicNames;
+import io.herald.relay.debezium.DebeziumPatches;
+import io.herald.relay.debezium.HeraldPostgresConnector;
+import io.herald.relay.debezium.IdleWaitSocketFactory;
+import io.herald.relay.debezium.LeanSourceInfo;
+import io.herald.relay.debezium.TopicIs;
 import io.herald.runtime.db.DatabaseConfig;
 import java.time.Duration;
 import java.util.HashMap;
@@ -22,8 +28,20 @@ class EnginePropertiesTest {
   }
 
   private static EngineProperties build(Map<String, String> source) {
+    return build(source, DebeziumPatches.ON);
+  }
+
+  private static EngineProperties build(Map<String, String> source, DebeziumPatches patches) {
     return EngineProperties.from(
-        source, List.of(), Map.of(), List.of(), Map.of(), "k:9092", "pub.events", "del.events");
+        source,
+        List.of(),
+        Map.of(),
+        List.of(),
+        Map.of(),
+        "k:9092",
+        "pub.events",
+        "del.events",
+        patches);
   }
 
   @Test
@@ -116,6 +134,40 @@ class EnginePropertiesTest {
   }
 
   @Test
+  void shouldRunStockDebeziumEverywhereWhenThePatchesAreOff() {
+    Map<String, String> named = source();
+    named.put("connector.class", HeraldPostgresConnector.class.getName());
+
+    EngineProperties stock =
+        build(source(), DebeziumPatches.OFF)
+            .withStreamIdleWait(Duration.ofMillis(200), Duration.ofMillis(250));
+
+    assertThat(stock.get("connector.class"))
+        .isEqualTo("io.debezium.connector.postgresql.PostgresConnector");
+    assertThat(build(named, DebeziumPatches.OFF).get("connector.class"))
+        .isEqualTo("io.debezium.connector.postgresql.PostgresConnector");
+    assertThat(stock.get("sourceinfo.struct.maker")).isNull();
+    assertThat(stock.get("topic.naming.strategy")).isNull();
+    assertThat(stock.get("database.socketFactory")).isNull();
+    assertThat(stock.get("predicates.heraldWriterOutbox.type"))
+        .isEqualTo("org.apache.kafka.connect.transforms.predicates.TopicNameMatches");
+    assertThat("herald.writer.outbox").matches(stock.get("predicates.heraldWriterOutbox.pattern"));
+    assertThat("heraldXwriterXoutbox")
+        .doesNotMatch(stock.get("predicates.heraldWriterOutbox.pattern"));
+    assertThat("herald.consumer.outbox")
+        .matches(stock.get("predicates.heraldConsumerOutbox.pattern"));
+  }
+
+  @Test
+  void shouldAllowDebeziumsByteBoundOnTheQueueWhenThePatchesAreOff() {
+    Map<String, String> source = source();
+    source.put("max.queue.size.in.bytes", "1000000");
+
+    assertThat(build(source, DebeziumPatches.OFF).get("max.queue.size.in.bytes"))
+        .isEqualTo("1000000");
+  }
+
+  @Test
   void shouldBuildTheLeanSourceBlockAndCacheTopicNamesUnlessTold() {
     EngineProperties defaults = build(source());
     Map<String, String> debezium = source();
@@ -132,14 +184,14 @@ class EnginePropertiesTest {
   @Test
   void shouldRefuseATopicNamingTheOutboxRoutersCannotMatch() {
     Map<String, String> debeziumNaming = source();
-    debeziumNaming.put("topic.naming.strategy", EngineProperties.DEBEZIUM_TOPIC_NAMING);
+    debeziumNaming.put("topic.naming.strategy", DebeziumPatches.STOCK_TOPIC_NAMING);
     Map<String, String> otherNaming = source();
     otherNaming.put("topic.naming.strategy", "io.debezium.schema.DefaultTopicNamingStrategy");
     Map<String, String> otherDelimiter = source();
     otherDelimiter.put("topic.delimiter", "_");
 
     assertThat(build(debeziumNaming).get("topic.naming.strategy"))
-        .isEqualTo(EngineProperties.DEBEZIUM_TOPIC_NAMING);
+        .isEqualTo(DebeziumPatches.STOCK_TOPIC_NAMING);
     assertThatThrownBy(() -> build(otherNaming))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining(
