@@ -2,7 +2,6 @@ package io.herald.relay.debezium;
 
 import io.debezium.connector.postgresql.PostgresConnector;
 import io.debezium.schema.SchemaTopicNamingStrategy;
-import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -90,18 +89,28 @@ public enum DebeziumPatches {
 
   /**
    * Connector settings (under {@code database.}, for Debezium's driver connections) that make a
-   * quiet replication stream wait on its socket for up to {@code idleWait} per read ({@link
-   * IdleWaitSocket}); none with the patches off or a zero wait.
+   * quiet replication stream wait on its socket ({@link IdleWaitSocket}); none with the patches off
+   * or a zero wait.
    */
-  public Map<String, String> streamIdleWait(Duration idleWait, Duration idleAfter) {
-    if (this == OFF || idleWait.isZero()) {
+  public Map<String, String> streamIdleWait(StreamIdleWait idleWait) {
+    if (this == OFF || idleWait.idleWait().isZero()) {
       return Map.of();
     }
     return Map.of(
         "database." + IdleWaitSocketFactory.FACTORY_PROPERTY,
         IdleWaitSocketFactory.class.getName(),
         "database." + IdleWaitSocketFactory.ARGUMENT_PROPERTY,
-        IdleWaitSocketFactory.argument(idleWait, idleAfter));
+        IdleWaitSocketFactory.argument(idleWait.idleWait(), idleWait.idleAfter()));
+  }
+
+  /**
+   * The connector settings a deployment may not set while this mode's idle wait is on: the driver
+   * takes one socket factory, and the relay's would silently replace the deployment's.
+   */
+  public Set<String> socketFactorySettings(StreamIdleWait idleWait) {
+    return streamIdleWait(idleWait).isEmpty()
+        ? Set.of()
+        : Set.of("database." + IdleWaitSocketFactory.FACTORY_PROPERTY, "driver.socketFactory");
   }
 
   /**

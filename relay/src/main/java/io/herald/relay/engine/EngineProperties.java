@@ -1,6 +1,7 @@
 package io.herald.relay.engine;
 
 import io.herald.relay.debezium.DebeziumPatches;
+import io.herald.relay.debezium.StreamIdleWait;
 import io.herald.runtime.db.DatabaseConfig;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -9,13 +10,14 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
-import java.util.regex.Pattern;
 
 /**
  * The embedded engine's properties: Herald's defaults, overlaid by the {@code debezium.source.*},
- * {@code debezium.transforms.*} and {@code debezium.predicates.*} pass-through settings, then
- * checked for settings that would break the no-lost-event guarantee.
+ * {@code debezium.transforms.*} and {@code debezium.predicates.*} pass-through settings. Built and
+ * checked by the relay's configuration ({@code RelayConfig}), which refuses settings that would
+ * break the no-lost-event guarantee; this class only assembles them.
  *
  * <p>Defaults and why:
  *
@@ -84,7 +86,7 @@ public final class EngineProperties {
       "writer\\.outbox\\.occurred_at,consumer\\.outbox\\.occurred_at";
 
   /** The outbox columns the routers read (event id, key, payload, topic, headers). */
-  private static final List<String> ROUTED_COLUMNS =
+  public static final List<String> ROUTED_COLUMNS =
       List.of(
           "id",
           "aggregate_id",
@@ -97,6 +99,9 @@ public final class EngineProperties {
 
   static final String WRITER_ROUTER = "heraldWriterOutbox";
   static final String CONSUMER_ROUTER = "heraldConsumerOutbox";
+
+  /** The relay's own outbox routers, as transform and predicate names. */
+  public static final List<String> ROUTERS = List.of(WRITER_ROUTER, CONSUMER_ROUTER);
 
   private static final String HEADERS =
       "event_type:header:eventType,tenant_id:header:tenant,"
@@ -111,7 +116,7 @@ public final class EngineProperties {
   }
 
   /**
-   * Builds and checks the engine properties.
+   * Builds the engine properties (unchecked: {@code RelayConfig} checks them).
    *
    * @param source {@code debezium.source.*}, prefix stripped
    * @param transforms transform names in order
@@ -122,7 +127,6 @@ public final class EngineProperties {
    * @param publicationEventsTopic topic for {@code writer.outbox} events
    * @param deliveryEventsTopic topic for {@code consumer.outbox} events
    * @param patches Herald's Debezium patches or the stock behaviour ({@link DebeziumPatches})
-   * @throws IllegalArgumentException listing every contradiction, each naming its key
    */
   public static EngineProperties from(
       Map<String, String> source,
@@ -185,7 +189,6 @@ public final class EngineProperties {
     p.put("predicates", String.join(",", allPredicates));
     predicateSettings.forEach((key, value) -> p.put("predicates." + key, value));
     p.put("bootstrap.servers", bootstrapServers);
-    check(p, source, transforms, predicates, patches);
     p.put("connector.class", patches.connectorClass());
     return new EngineProperties(p, patches);
   }
@@ -213,166 +216,17 @@ public final class EngineProperties {
         .forEach((key, value) -> p.put("predicates." + name + "." + key, value));
   }
 
-  private static void check(
-      Map<String, String> p,
-      Map<String, String> source,
-      List<String> transforms,
-      List<String> predicates,
-      DebeziumPatches patches) {
-    List<String> problems = new ArrayList<>();
-    require(p, "plugin.name", "pgoutput", "the schema creates a pgoutput slot", problems);
-    require(
-        p,
-        "snapshot.mode",
-        "no_data",
-        "any snapshot mode streams from the current WAL position on a slot with a backlog and loses"
-            + " rows committed before the relay first ran",
-        problems);
-    require(
-        p,
-        "slot.drop.on.stop",
-        "false",
-        "dropping the slot on stop loses every event committed while the relay is down",
-        problems);
-    require(
-        p,
-        "extended.headers.enabled",
-        "false",
-        "Debezium would add __debezium.context.* headers to every event",
-        problems);
-    require(
-        p,
-        "offset.storage",
-        KAFKA_OFFSET_STORE,
-        "the relay keeps its slot identity next to the offsets in the offsets topic",
-        problems);
-    String connector = p.get("connector.class").strip();
-    if (!DebeziumPatches.POSTGRES_CONNECTORS.contains(connector)) {
-      problems.add(
-          "debezium.source.connector.class="
-              + connector
-              + " is not allowed: the relay runs "
-              + DebeziumPatches.STOCK_CONNECTOR
-              + " (as "
-              + DebeziumPatches.ON.connectorClass()
-              + " with relay.engine.debezium-patches=true)");
-    }
-    // The routers' predicates name the change topics Debezium's own strategy gives the outbox
-    // tables; any other naming would leave every outbox event unrouted, on a topic nobody reads.
-    String naming =
-        p.getOrDefault("topic.naming.strategy", DebeziumPatches.STOCK_TOPIC_NAMING).strip();
-    if (!DebeziumPatches.ROUTABLE_TOPIC_NAMINGS.contains(naming)) {
-      problems.add(
-          "debezium.source.topic.naming.strategy="
-              + naming
-              + " is not allowed: the outbox routers select events by the change topics of "
-              + DebeziumPatches.STOCK_TOPIC_NAMING
-              + " (cached with relay.engine.debezium-patches=true)");
-    }
-    String delimiter = p.get("topic.delimiter");
-    if (delimiter != null && !delimiter.equals(".")) {
-      problems.add(
-          "debezium.source.topic.delimiter="
-              + delimiter
-              + " is not allowed: the outbox routers select events by change topics joined with"
-              + " '.' ("
-              + p.get("topic.prefix")
-              + ".writer.outbox)");
-    }
-    if (positiveInt(p.get("max.batch.size")) < 0) {
-      problems.add(
-          "debezium.source.max.batch.size="
-              + p.get("max.batch.size")
-              + " is not a positive whole number (the sink pipelines batches of this size)");
-    }
-    String queueBytes = p.get("max.queue.size.in.bytes");
-    if (!patches.keepsQueueByteBound() && !isBlank(queueBytes) && !queueBytes.strip().equals("0")) {
-      problems.add(
-          "debezium.source.max.queue.size.in.bytes="
-              + queueBytes
-              + " is not supported: the relay's queue poll does not keep Debezium's byte count;"
-              + " bound the queue with debezium.source.max.queue.size (or run stock Debezium,"
-              + " relay.engine.debezium-patches=false)");
-    }
-    for (String list : List.of("column.exclude.list", "column.include.list")) {
-      String value = p.get(list);
-      if (isBlank(value)) {
-        continue;
-      }
-      List<Pattern> patterns = new ArrayList<>();
-      for (String regex : value.split(",")) {
-        if (!regex.isBlank()) {
-          patterns.add(Pattern.compile(regex.strip(), Pattern.CASE_INSENSITIVE));
-        }
-      }
-      for (String table : List.of("writer.outbox", "consumer.outbox")) {
-        for (String column : ROUTED_COLUMNS) {
-          String name = table + "." + column;
-          boolean matched = patterns.stream().anyMatch(re -> re.matcher(name).matches());
-          if (matched == list.equals("column.exclude.list")) {
-            problems.add(
-                "debezium.source."
-                    + list
-                    + "="
-                    + value
-                    + " leaves out "
-                    + name
-                    + ", which the outbox router needs");
-          }
-        }
-      }
-    }
-    for (String key : List.of("database.hostname", "database.user", "database.dbname")) {
-      if (isBlank(p.get(key))) {
-        problems.add("debezium.source." + key + ": required key is missing");
-      }
-    }
-    for (String name : List.of(WRITER_ROUTER, CONSUMER_ROUTER)) {
-      if (transforms.contains(name) || predicates.contains(name)) {
-        problems.add(
-            "debezium.transforms / debezium.predicates: '"
-                + name
-                + "' is the relay's own outbox router");
-      }
-    }
-    if (source.containsKey("bootstrap.servers")) {
-      problems.add(
-          "debezium.source.bootstrap.servers: set the brokers once, in relay.kafka.bootstrap-servers");
-    }
-    if (!problems.isEmpty()) {
-      throw new IllegalArgumentException(String.join("; ", problems));
-    }
-  }
-
-  private static void require(
-      Map<String, String> p, String key, String expected, String why, List<String> problems) {
-    String actual = p.get(key);
-    if (!expected.equalsIgnoreCase(actual == null ? "" : actual.strip())) {
-      problems.add(
-          "debezium.source."
-              + key
-              + "="
-              + actual
-              + " is not allowed: the relay needs "
-              + expected
-              + " ("
-              + why
-              + ")");
-    }
-  }
-
   private static boolean isBlank(String value) {
     return value == null || value.isBlank();
   }
 
   /**
    * These properties with Debezium's driver connections waiting on a quiet replication stream's
-   * socket for up to {@code idleWait} per read instead of 1 ms ({@link
-   * DebeziumPatches#streamIdleWait}). With the patches off or a zero {@code idleWait}, these
-   * properties unchanged.
+   * socket instead of peeking for 1 ms ({@link DebeziumPatches#streamIdleWait}). With the patches
+   * off or a zero wait, these properties unchanged.
    */
-  public EngineProperties withStreamIdleWait(Duration idleWait, Duration idleAfter) {
-    Map<String, String> socket = patches.streamIdleWait(idleWait, idleAfter);
+  public EngineProperties withStreamIdleWait(StreamIdleWait idleWait) {
+    Map<String, String> socket = patches.streamIdleWait(idleWait);
     if (socket.isEmpty()) {
       return this;
     }
@@ -386,31 +240,24 @@ public final class EngineProperties {
    * ProducerSettings#clientSettings}: security, TLS, SASL) on top, where Debezium's Kafka offset
    * store reads them: it builds its producer, consumer and admin clients from the engine's own
    * settings, so without them a secured cluster would take the sink's events and refuse the offsets
-   * (the engine fails at start). They are set once, in {@code debezium.sink.kafka.producer.*}.
-   *
-   * @throws IllegalArgumentException naming each key also set under {@code debezium.source.}
+   * (the engine fails at start). They are set once, in {@code debezium.sink.kafka.producer.*}
+   * ({@code RelayConfig} refuses a second copy under {@code debezium.source.*}).
    */
   public EngineProperties withKafkaClient(Map<String, ?> clientSettings) {
     Map<String, String> p = new LinkedHashMap<>(properties);
-    List<String> problems = new ArrayList<>();
     clientSettings.forEach(
         (key, value) -> {
-          if (key.equals("bootstrap.servers")) {
-            return; // from relay.kafka.bootstrap-servers, already set
+          // bootstrap.servers comes from relay.kafka.bootstrap-servers and is already set.
+          if (!key.equals("bootstrap.servers")) {
+            p.put(key, String.valueOf(value));
           }
-          if (properties.containsKey(key)) {
-            problems.add(
-                "debezium.source."
-                    + key
-                    + ": set Kafka client settings once, in debezium.sink.kafka.producer."
-                    + key);
-          }
-          p.put(key, String.valueOf(value));
         });
-    if (!problems.isEmpty()) {
-      throw new IllegalArgumentException(String.join("; ", problems));
-    }
     return new EngineProperties(p, patches);
+  }
+
+  /** The patches this engine runs, or stock Debezium. */
+  public DebeziumPatches patches() {
+    return patches;
   }
 
   /** A copy for {@code DebeziumEngine.Builder#using(Properties)}. */
@@ -426,13 +273,27 @@ public final class EngineProperties {
 
   /**
    * The engine's largest batch ({@code max.batch.size}): a batch this large means more was queued.
+   * -1 when it is not a positive whole number ({@code RelayConfig} refuses that).
    */
   public int maxBatchSize() {
     return positiveInt(properties.get("max.batch.size"));
   }
 
+  /**
+   * Debezium's heartbeat interval ({@code heartbeat.interval.ms}); empty when heartbeats are off,
+   * or when it is not a whole number ({@code RelayConfig} refuses that).
+   */
+  public Optional<Duration> heartbeatInterval() {
+    try {
+      long millis = Long.parseLong(properties.getOrDefault("heartbeat.interval.ms", "0").strip());
+      return millis > 0 ? Optional.of(Duration.ofMillis(millis)) : Optional.empty();
+    } catch (NumberFormatException e) {
+      return Optional.empty();
+    }
+  }
+
   /** The value as a positive int, or -1 when it is not one. */
-  private static int positiveInt(String value) {
+  public static int positiveInt(String value) {
     try {
       int parsed = Integer.parseInt(value == null ? "" : value.strip());
       return parsed > 0 ? parsed : -1;

@@ -1,7 +1,6 @@
 package io.herald.relay.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.entry;
 
 import io.herald.relay.debezium.CachedTopicNames;
@@ -9,6 +8,7 @@ import io.herald.relay.debezium.DebeziumPatches;
 import io.herald.relay.debezium.HeraldPostgresConnector;
 import io.herald.relay.debezium.IdleWaitSocketFactory;
 import io.herald.relay.debezium.LeanSourceInfo;
+import io.herald.relay.debezium.StreamIdleWait;
 import io.herald.relay.debezium.TopicIs;
 import io.herald.runtime.db.DatabaseConfig;
 import java.time.Duration;
@@ -68,26 +68,17 @@ class EnginePropertiesTest {
     EngineProperties properties = build(source());
 
     EngineProperties waiting =
-        properties.withStreamIdleWait(Duration.ofMillis(200), Duration.ofMillis(250));
+        properties.withStreamIdleWait(
+            new StreamIdleWait(Duration.ofMillis(200), Duration.ofMillis(250)));
 
     assertThat(waiting.get("database.socketFactory"))
         .isEqualTo(IdleWaitSocketFactory.class.getName());
     assertThat(waiting.get("database.socketFactoryArg")).isEqualTo("200,250");
-    assertThat(properties.withStreamIdleWait(Duration.ZERO, Duration.ofMillis(250)))
+    assertThat(
+            properties.withStreamIdleWait(
+                new StreamIdleWait(Duration.ZERO, Duration.ofMillis(250))))
         .isSameAs(properties);
     assertThat(properties.get("database.socketFactory")).isNull();
-  }
-
-  @Test
-  void shouldRejectSettingsThatWouldLoseEventsNamingTheKey() {
-    Map<String, String> source = source();
-    source.put("snapshot.mode", "initial");
-    source.put("slot.drop.on.stop", "true");
-
-    assertThatThrownBy(() -> build(source))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("debezium.source.snapshot.mode=initial")
-        .hasMessageContaining("debezium.source.slot.drop.on.stop=true");
   }
 
   @Test
@@ -112,17 +103,6 @@ class EnginePropertiesTest {
   }
 
   @Test
-  void shouldRejectAColumnListThatLeavesOutARoutedColumnNamingIt() {
-    Map<String, String> source = source();
-    source.put("column.exclude.list", "writer\\.outbox\\.(payload|occurred_at)");
-
-    assertThatThrownBy(() -> build(source))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("debezium.source.column.exclude.list=")
-        .hasMessageContaining("writer.outbox.payload");
-  }
-
-  @Test
   void shouldRunHeraldsSubclassOfThePostgresConnector() {
     assertThat(build(source()).get("connector.class"))
         .isEqualTo(HeraldPostgresConnector.class.getName());
@@ -140,7 +120,7 @@ class EnginePropertiesTest {
 
     EngineProperties stock =
         build(source(), DebeziumPatches.OFF)
-            .withStreamIdleWait(Duration.ofMillis(200), Duration.ofMillis(250));
+            .withStreamIdleWait(new StreamIdleWait(Duration.ofMillis(200), Duration.ofMillis(250)));
 
     assertThat(stock.get("connector.class"))
         .isEqualTo("io.debezium.connector.postgresql.PostgresConnector");
@@ -159,12 +139,13 @@ class EnginePropertiesTest {
   }
 
   @Test
-  void shouldAllowDebeziumsByteBoundOnTheQueueWhenThePatchesAreOff() {
-    Map<String, String> source = source();
-    source.put("max.queue.size.in.bytes", "1000000");
+  void shouldReadTheBatchSizeAndTheHeartbeatInterval() {
+    Map<String, String> noHeartbeat = source();
+    noHeartbeat.put("heartbeat.interval.ms", "0");
 
-    assertThat(build(source, DebeziumPatches.OFF).get("max.queue.size.in.bytes"))
-        .isEqualTo("1000000");
+    assertThat(build(source()).maxBatchSize()).isEqualTo(512);
+    assertThat(build(source()).heartbeatInterval()).contains(Duration.ofSeconds(10));
+    assertThat(build(noHeartbeat).heartbeatInterval()).isEmpty();
   }
 
   @Test
@@ -182,37 +163,13 @@ class EnginePropertiesTest {
   }
 
   @Test
-  void shouldRefuseATopicNamingTheOutboxRoutersCannotMatch() {
-    Map<String, String> debeziumNaming = source();
-    debeziumNaming.put("topic.naming.strategy", DebeziumPatches.STOCK_TOPIC_NAMING);
-    Map<String, String> otherNaming = source();
-    otherNaming.put("topic.naming.strategy", "io.debezium.schema.DefaultTopicNamingStrategy");
-    Map<String, String> otherDelimiter = source();
-    otherDelimiter.put("topic.delimiter", "_");
-
-    assertThat(build(debeziumNaming).get("topic.naming.strategy"))
-        .isEqualTo(DebeziumPatches.STOCK_TOPIC_NAMING);
-    assertThatThrownBy(() -> build(otherNaming))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining(
-            "debezium.source.topic.naming.strategy=io.debezium.schema.DefaultTopicNamingStrategy"
-                + " is not allowed");
-    assertThatThrownBy(() -> build(otherDelimiter))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("debezium.source.topic.delimiter=_ is not allowed");
-  }
-
-  @Test
-  void shouldGiveTheOffsetStoreTheSinksKafkaSecurityAndRefuseASecondCopy() {
+  void shouldGiveTheOffsetStoreTheSinksKafkaSecurity() {
     Map<String, Object> client =
         Map.of(
             "bootstrap.servers", "k:9093",
             "security.protocol", "SASL_SSL",
             "sasl.mechanism", "SCRAM-SHA-512",
             "ssl.truststore.location", "/etc/herald/kafka-ca.p12");
-    Map<String, String> alsoInSource = source();
-    alsoInSource.put("security.protocol", "SASL_SSL");
-
     EngineProperties secured = build(source()).withKafkaClient(client);
 
     assertThat(secured.get("security.protocol")).isEqualTo("SASL_SSL");
@@ -221,44 +178,6 @@ class EnginePropertiesTest {
     assertThat(secured.get("bootstrap.servers"))
         .as("from relay.kafka.bootstrap-servers")
         .isEqualTo("k:9092");
-    assertThatThrownBy(() -> build(alsoInSource).withKafkaClient(client))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining(
-            "debezium.source.security.protocol: set Kafka client settings once, in"
-                + " debezium.sink.kafka.producer.security.protocol");
-  }
-
-  @Test
-  void shouldRefuseAnotherConnector() {
-    Map<String, String> source = source();
-    source.put("connector.class", "io.debezium.connector.mysql.MySqlConnector");
-
-    assertThatThrownBy(() -> build(source))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining(
-            "debezium.source.connector.class=io.debezium.connector.mysql.MySqlConnector");
-  }
-
-  @Test
-  void shouldRefuseAByteBoundOnTheQueue() {
-    Map<String, String> source = source();
-    source.put("max.queue.size.in.bytes", "1000000");
-
-    assertThatThrownBy(() -> build(source))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("debezium.source.max.queue.size.in.bytes=1000000")
-        .hasMessageContaining("debezium.source.max.queue.size");
-  }
-
-  @Test
-  void shouldRefuseABatchSizeThatIsNotAPositiveWholeNumber() {
-    Map<String, String> source = source();
-    source.put("max.batch.size", "0");
-
-    assertThatThrownBy(() -> build(source))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("debezium.source.max.batch.size=0 is not a positive whole number");
-    assertThat(build(source()).maxBatchSize()).isEqualTo(512);
   }
 
   @Test
