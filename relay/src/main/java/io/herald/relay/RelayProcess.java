@@ -234,7 +234,7 @@ public final class RelayProcess implements AutoCloseable {
         STARTUP_TIMEOUT);
     StoredOffsets stored =
         offsetTopic.read(
-            EngineProperties.ENGINE_NAME,
+            engineProperties.engineName(),
             engineProperties.topicPrefix(),
             engineProperties.databaseName(),
             engineProperties.slotName(),

@@ -302,6 +302,14 @@ public final class EngineProperties {
     }
   }
 
+  /**
+   * The engine's name ({@code name}, {@code herald-relay} unless {@code debezium.source.name} says
+   * otherwise): Debezium keys its offsets by it, so the slot check reads them under it.
+   */
+  public String engineName() {
+    return properties.get("name");
+  }
+
   public String slotName() {
     return properties.get("slot.name");
   }

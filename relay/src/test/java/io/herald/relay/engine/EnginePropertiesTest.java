@@ -139,6 +139,15 @@ class EnginePropertiesTest {
   }
 
   @Test
+  void shouldNameTheEngineAsTheSourceSaysSoItsOffsetsAreReadUnderThatName() {
+    Map<String, String> renamed = source();
+    renamed.put("name", "relay-eu");
+
+    assertThat(build(source()).engineName()).isEqualTo(EngineProperties.ENGINE_NAME);
+    assertThat(build(renamed).engineName()).isEqualTo("relay-eu");
+  }
+
+  @Test
   void shouldReadTheBatchSizeAndTheHeartbeatInterval() {
     Map<String, String> noHeartbeat = source();
     noHeartbeat.put("heartbeat.interval.ms", "0");
