@@ -11,8 +11,6 @@ import io.herald.relay.health.RelayHealth;
 import io.herald.relay.health.RelayMetrics;
 import io.herald.relay.health.RelayStatus;
 import io.herald.relay.offsets.OffsetTopic;
-import io.herald.relay.sink.KafkaBatchSink;
-import io.herald.relay.sink.SendRetry;
 import io.herald.relay.slot.PostgresSlots;
 import io.herald.runtime.db.DatabaseConfig;
 import io.herald.runtime.db.Databases;
@@ -22,9 +20,6 @@ import io.herald.runtime.process.ProcessLifecycle;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Duration;
-import java.util.Map;
-import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,42 +55,19 @@ public final class RelayMain {
   /** Runs the relay until it stops; returns the exit code. */
   static int run(RelayConfig config) {
     log.info("Relay configuration:\n{}", config.effective().render());
-    Map<String, Object> producer =
-        ProducerSettings.from(config.kafkaProducer(), config.kafkaBootstrapServers());
-    EngineProperties engine;
-    try {
-      engine =
-          EngineProperties.from(
-                  config.debeziumSource(),
-                  config.debeziumTransforms(),
-                  config.debeziumTransformSettings(),
-                  config.debeziumPredicates(),
-                  config.debeziumPredicateSettings(),
-                  config.kafkaBootstrapServers(),
-                  config.publicationEventsTopic(),
-                  config.deliveryEventsTopic())
-              .withStreamIdleWait(config.streamIdleWait(), config.streamIdleAfter())
-              .withKafkaClient(ProducerSettings.clientSettings(producer));
-    } catch (IllegalArgumentException e) {
-      log.error("Invalid relay configuration: {}", e.getMessage());
-      return EXIT_CONFIG;
-    }
+    EngineProperties engine = config.engine();
     ProcessLifecycle lifecycle = ProcessLifecycle.start("relay");
     Clock clock = Clock.systemUTC();
     PrometheusMeterRegistry registry = Metrics.newRegistry("relay");
     lifecycle.register("metrics", registry::close);
     RelayStatus status = new RelayStatus(clock);
     RelayMetrics metrics = new RelayMetrics(registry, status);
-    DatabaseConfig database = engine.database(2, Duration.ofSeconds(10));
+    DatabaseConfig database = config.database();
     HikariDataSource pool =
         lifecycle.register("database pool", Databases.pool("relay", database, registry));
     PostgresSlots slots = new PostgresSlots(pool, engine.slotName(), Json.mapper());
-    long heartbeatMs = Long.parseLong(engine.get("heartbeat.interval.ms").strip());
     RelayHealth health =
-        new RelayHealth(
-            status,
-            config.slotLagWarnBytes(),
-            heartbeatMs > 0 ? Optional.of(Duration.ofMillis(heartbeatMs)) : Optional.empty());
+        new RelayHealth(status, config.slotLag().warnBytes(), engine.heartbeatInterval());
     lifecycle.register(
         "ops server",
         OpsServer.builder("relay", registry)
@@ -106,26 +78,13 @@ public final class RelayMain {
             .start());
     RelayProcess process =
         new RelayProcess(
-            new RelayProcess.Settings(
-                engine,
-                producer,
-                config.standbyPollInterval(),
-                config.standbyLockKey(),
-                config.slotLagCheckInterval(),
-                config.slotLagWarnBytes(),
-                new SendRetry(
-                    config.sinkRetryInitialBackoff(),
-                    config.sinkRetryMaxBackoff(),
-                    config.sinkRetryGiveUpAfter()),
-                new KafkaBatchSink.Pipelining(engine.maxBatchSize(), config.sinkBatchesInFlight())),
+            config,
             slots,
-            new LeaderLock(
-                database,
-                config.standbyLockKey(),
-                config.standbyPollInterval(),
-                config.standbyDeadPeerTimeout()),
+            new LeaderLock(database, config.standby()),
             new OffsetTopic(
-                ProducerSettings.clientSettings(producer), engine.offsetTopic(), Json.mapper()),
+                ProducerSettings.clientSettings(config.producer()),
+                engine.offsetTopic(),
+                Json.mapper()),
             status,
             metrics,
             clock);

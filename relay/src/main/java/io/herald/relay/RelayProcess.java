@@ -1,5 +1,6 @@
 package io.herald.relay;
 
+import io.herald.relay.config.RelayConfig;
 import io.herald.relay.engine.EngineProperties;
 import io.herald.relay.engine.RelayEngine;
 import io.herald.relay.ha.LeaderLock;
@@ -9,7 +10,6 @@ import io.herald.relay.offsets.OffsetTopic;
 import io.herald.relay.offsets.StoredOffsets;
 import io.herald.relay.sink.KafkaBatchSink;
 import io.herald.relay.sink.OutboxRecordConverter;
-import io.herald.relay.sink.SendRetry;
 import io.herald.relay.slot.PostgresSlots;
 import io.herald.relay.slot.SlotGapException;
 import io.herald.relay.slot.SlotGuard;
@@ -17,7 +17,6 @@ import io.herald.relay.slot.SlotLagMonitor;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -33,9 +32,10 @@ import org.slf4j.LoggerFactory;
  * The relay's life: wait for the leader lock, check that streaming cannot skip an event, stream
  * until told to stop, the engine fails or the lock is lost.
  *
- * <p>{@link #run()} runs on the main thread and returns the process exit code; {@link #close()} is
- * called from the shutdown hook and makes {@code run()} return after a graceful stop (the engine
- * finishes its batch and commits the offsets of every acknowledged record).
+ * <p>Everything it needs comes from the validated {@link RelayConfig}. {@link #run()} runs on the
+ * main thread and returns the process exit code; {@link #close()} is called from the shutdown hook
+ * and makes {@code run()} return after a graceful stop (the engine finishes its batch and commits
+ * the offsets of every acknowledged record).
  */
 public final class RelayProcess implements AutoCloseable {
 
@@ -57,18 +57,8 @@ public final class RelayProcess implements AutoCloseable {
 
   private static final String PLUGIN = "pgoutput";
 
-  /** What the process needs; built by {@link RelayMain} from the config. */
-  public record Settings(
-      EngineProperties engine,
-      Map<String, Object> producer,
-      Duration leaderPollInterval,
-      long lockKey,
-      Duration slotLagInterval,
-      long slotLagWarnBytes,
-      SendRetry sendRetry,
-      KafkaBatchSink.Pipelining pipelining) {}
-
-  private final Settings settings;
+  private final RelayConfig config;
+  private final EngineProperties engineProperties;
   private final PostgresSlots slots;
   private final LeaderLock lock;
   private final OffsetTopic offsetTopic;
@@ -81,14 +71,15 @@ public final class RelayProcess implements AutoCloseable {
   private volatile KafkaBatchSink sink;
 
   public RelayProcess(
-      Settings settings,
+      RelayConfig config,
       PostgresSlots slots,
       LeaderLock lock,
       OffsetTopic offsetTopic,
       RelayStatus status,
       RelayMetrics metrics,
       Clock clock) {
-    this.settings = settings;
+    this.config = config;
+    this.engineProperties = config.engine();
     this.slots = slots;
     this.lock = lock;
     this.offsetTopic = offsetTopic;
@@ -122,7 +113,7 @@ public final class RelayProcess implements AutoCloseable {
       status.failed(e.getMessage());
       return EXIT_REFUSED;
     } catch (Exception e) {
-      log.error("Start-up checks of slot '{}' failed", settings.engine().slotName(), e);
+      log.error("Start-up checks of slot '{}' failed", engineProperties.slotName(), e);
       status.failed("start-up checks failed: " + e);
       return EXIT_ENGINE_FAILED;
     }
@@ -135,23 +126,23 @@ public final class RelayProcess implements AutoCloseable {
                 Thread.ofPlatform().name("herald-relay-slot-lag").daemon().unstarted(runnable));
     try (KafkaProducer<byte[], byte[]> producer =
         new KafkaProducer<>(
-            settings.producer(), new ByteArraySerializer(), new ByteArraySerializer())) {
+            config.producer(), new ByteArraySerializer(), new ByteArraySerializer())) {
       lagMonitor.scheduleWithFixedDelay(
           new SlotLagMonitor(
-              slots, settings.engine().slotName(), settings.slotLagWarnBytes(), status),
+              slots, engineProperties.slotName(), config.slotLag().warnBytes(), status),
           0,
-          settings.slotLagInterval().toMillis(),
+          config.slotLag().checkInterval().toMillis(),
           TimeUnit.MILLISECONDS);
       sink =
           new KafkaBatchSink(
               producer,
               new OutboxRecordConverter(
-                  settings.engine().heartbeatTopic(), settings.engine().heartbeatTableTopic()),
-              settings.sendRetry(),
-              settings.pipelining(),
+                  engineProperties.heartbeatTopic(), engineProperties.heartbeatTableTopic()),
+              config.sendRetry(),
+              config.pipelining(),
               metrics,
               status);
-      engine = new RelayEngine(settings.engine(), sink, status);
+      engine = new RelayEngine(engineProperties, sink, status);
       if (stopping) {
         return EXIT_OK;
       }
@@ -170,7 +161,7 @@ public final class RelayProcess implements AutoCloseable {
    * retrying the slot until then. Without the privilege to, Debezium's slot retries wait it out.
    */
   private void endFormerReader() {
-    String slotName = settings.engine().slotName();
+    String slotName = engineProperties.slotName();
     try {
       slots
           .endReader()
@@ -210,7 +201,7 @@ public final class RelayProcess implements AutoCloseable {
   private int watch(RelayEngine running) throws InterruptedException {
     while (true) {
       try {
-        running.completion().get(settings.leaderPollInterval().toMillis(), TimeUnit.MILLISECONDS);
+        running.completion().get(config.standby().pollInterval().toMillis(), TimeUnit.MILLISECONDS);
         if (stopping) {
           return EXIT_OK;
         }
@@ -237,14 +228,13 @@ public final class RelayProcess implements AutoCloseable {
   }
 
   private void checkSlot() throws Exception {
-    EngineProperties engineProperties = settings.engine();
     offsetTopic.ensureExists(
         engineProperties.offsetTopicPartitions(),
         engineProperties.offsetTopicReplicationFactor(),
         STARTUP_TIMEOUT);
     StoredOffsets stored =
         offsetTopic.read(
-            EngineProperties.ENGINE_NAME,
+            engineProperties.engineName(),
             engineProperties.topicPrefix(),
             engineProperties.databaseName(),
             engineProperties.slotName(),

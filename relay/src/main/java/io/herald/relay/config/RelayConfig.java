@@ -8,9 +8,17 @@ import io.herald.config.ConfigProblems;
 import io.herald.config.ConfigSource;
 import io.herald.config.ConfigType;
 import io.herald.config.ConfigValues;
-import io.herald.config.Durations;
 import io.herald.config.ProcessConfig;
 import io.herald.config.Validator;
+import io.herald.relay.debezium.DebeziumPatches;
+import io.herald.relay.debezium.StreamIdleWait;
+import io.herald.relay.engine.EngineProperties;
+import io.herald.relay.engine.ProducerSettings;
+import io.herald.relay.ha.LeaderLock;
+import io.herald.relay.sink.KafkaBatchSink;
+import io.herald.relay.sink.SendRetry;
+import io.herald.relay.slot.SlotLagMonitor;
+import io.herald.runtime.db.DatabaseConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -24,8 +32,10 @@ import java.util.Map;
  * debezium.predicates} / {@code debezium.predicates.*}, {@code debezium.sink.kafka.producer.*} (the
  * {@code KafkaProducer}). Immutable and thread-safe.
  *
- * <p>To add a key, define one constant below (before {@code DEF}); read it with {@link
- * #get(ConfigKey)} or add a typed accessor.
+ * <p>Each component takes a record read here from its key group ({@link StandbyKeys}, {@link
+ * SinkKeys}, {@link SlotLagKeys}, {@link StreamKeys}) or assembled here ({@link #engine()}, {@link
+ * #producer()}); all of it is validated once, in the constructor, and every problem names its key.
+ * To add a key, define it in its group or as one constant below (before {@code DEF}).
  */
 public final class RelayConfig extends ProcessConfig {
 
@@ -46,99 +56,26 @@ public final class RelayConfig extends ProcessConfig {
                   8082,
                   "Port of /health and /metrics (0 = any free port).")
               .validatedBy(Validator.port()));
-  public static final ConfigKey<Long> STANDBY_LOCK_KEY =
+
+  /** {@code relay.standby.*}: the leader lock. */
+  public static final StandbyKeys STANDBY = StandbyKeys.define(KEYS, "relay.standby");
+
+  /** {@code relay.sink.*}: re-sends and pipelining. */
+  public static final SinkKeys SINK = SinkKeys.define(KEYS, "relay.sink");
+
+  /** {@code relay.slot.*}: the slot-lag monitor. */
+  public static final SlotLagKeys SLOT = SlotLagKeys.define(KEYS, "relay.slot");
+
+  /** {@code relay.stream.*}: the replication stream's idle wait. */
+  public static final StreamKeys STREAM = StreamKeys.define(KEYS, "relay.stream");
+
+  public static final ConfigKey<Boolean> ENGINE_DEBEZIUM_PATCHES =
       KEYS.define(
           ConfigKey.optional(
-              "relay.standby.lock-key",
-              ConfigType.LONG,
-              4_851_102_017L,
-              "PostgreSQL advisory lock key: the relay holding it streams, the others wait as standbys. Same value for every relay of one database."));
-  public static final ConfigKey<Duration> STANDBY_POLL_INTERVAL =
-      KEYS.define(
-          ConfigKey.optional(
-                  "relay.standby.poll-interval",
-                  ConfigType.DURATION,
-                  Duration.ofSeconds(2),
-                  "How often a standby tries to take the lock (bounds fail-over time).")
-              .validatedBy(Validator.atLeast(Duration.ofMillis(100))));
-  public static final ConfigKey<Duration> STANDBY_DEAD_PEER_TIMEOUT =
-      KEYS.define(
-          ConfigKey.optional(
-                  "relay.standby.dead-peer-timeout",
-                  ConfigType.DURATION,
-                  Duration.ofSeconds(10),
-                  "How long PostgreSQL waits on an unresponsive active relay (TCP keepalive, tcp_user_timeout, and from PostgreSQL 14 idle_session_timeout on the lock connection) before ending its session, freeing the lock for a standby. At least twice relay.standby.poll-interval.")
-              .validatedBy(Validator.atLeast(Duration.ofSeconds(1))));
-  public static final ConfigKey<Duration> SINK_RETRY_INITIAL_BACKOFF =
-      KEYS.define(
-          ConfigKey.optional(
-                  "relay.sink.retry.initial-backoff",
-                  ConfigType.DURATION,
-                  Duration.ofMillis(500),
-                  "First wait before re-sending a batch Kafka failed with a retriable error (after the producer's own delivery.timeout.ms); doubles up to relay.sink.retry.max-backoff.")
-              .validatedBy(Validator.atLeast(Duration.ofMillis(1))));
-  public static final ConfigKey<Duration> SINK_RETRY_MAX_BACKOFF =
-      KEYS.define(
-          ConfigKey.optional(
-                  "relay.sink.retry.max-backoff",
-                  ConfigType.DURATION,
-                  Duration.ofSeconds(30),
-                  "Longest wait between re-sends of a failed batch.")
-              .validatedBy(Validator.atLeast(Duration.ofMillis(1))));
-  public static final ConfigKey<Duration> SINK_RETRY_GIVE_UP_AFTER =
-      KEYS.define(
-          ConfigKey.optional(
-                  "relay.sink.retry.give-up-after",
-                  ConfigType.DURATION,
-                  Duration.ofMinutes(10),
-                  "How long a batch keeps being re-sent before the relay stops (exit 1, nothing committed past the unacknowledged record) so its supervisor or a standby takes over.")
-              .validatedBy(Validator.atLeast(Duration.ofSeconds(1))));
-  public static final ConfigKey<Integer> SINK_BATCHES_IN_FLIGHT =
-      KEYS.define(
-          ConfigKey.optional(
-                  "relay.sink.batches-in-flight",
-                  ConfigType.INT,
-                  2,
-                  "Full engine batches the sink may leave unacknowledged while the engine prepares the next (0 waits for every acknowledgement first). Records are still marked for the offset commit only once acknowledged; a crash may re-send up to this many more batches.")
-              .validatedBy(Validator.between(0, 16)));
-  public static final ConfigKey<Long> SLOT_LAG_WARN_BYTES =
-      KEYS.define(
-          ConfigKey.optional(
-                  "relay.slot.lag-warn-bytes",
-                  ConfigType.BYTES,
-                  1L << 30,
-                  "Retained WAL behind the slot above which /health reports a warning and a log line is written.")
-              .validatedBy(Validator.atLeast(1L)));
-  public static final ConfigKey<Duration> SLOT_LAG_CHECK_INTERVAL =
-      KEYS.define(
-          ConfigKey.optional(
-                  "relay.slot.lag-check-interval",
-                  ConfigType.DURATION,
-                  Duration.ofSeconds(30),
-                  "How often the slot lag is measured.")
-              .validatedBy(Validator.positive()));
-  public static final ConfigKey<Duration> STREAM_IDLE_WAIT =
-      KEYS.define(
-          ConfigKey.optional(
-                  "relay.stream.idle-wait",
-                  ConfigType.DURATION,
-                  Duration.ofMillis(200),
-                  "Once the replication stream has been quiet for relay.stream.idle-after, each of Debezium's pending-message reads waits up to this long for data instead of 1 ms: an idle relay wakes when PostgreSQL sends rather than polling. 0ms keeps the driver's 1 ms reads. At most 1s (it also bounds how long a stop waits for the streaming thread).")
-              .validatedBy(
-                  Validator.of(
-                      wait ->
-                          wait.isZero()
-                              || (wait.compareTo(Duration.ofMillis(2)) >= 0
-                                  && wait.compareTo(Duration.ofSeconds(1)) <= 0),
-                      "0ms, or between 2ms and 1s")));
-  public static final ConfigKey<Duration> STREAM_IDLE_AFTER =
-      KEYS.define(
-          ConfigKey.optional(
-                  "relay.stream.idle-after",
-                  ConfigType.DURATION,
-                  Duration.ofMillis(250),
-                  "How long the replication stream must carry nothing before relay.stream.idle-wait applies; a stream that has just carried data keeps 1 ms reads, so a trickle of events leaves the driver's connection free for offset commits as often as before.")
-              .validatedBy(Validator.atLeast(Duration.ZERO)));
+              "relay.engine.debezium-patches",
+              ConfigType.BOOLEAN,
+              true,
+              "Run Herald's work-arounds for Debezium 3.6.1 internals (a queue poll that wakes on the first event, trimmed streaming metrics, a lean source block, cached topic names, an equality topic predicate, the idle-wait socket). false runs stock Debezium in their place, the same events at a higher cost per event and at rest (relay.stream.idle-wait then does not apply): try a Debezium upgrade with false first."));
   public static final ConfigKey<String> KAFKA_BOOTSTRAP_SERVERS =
       KEYS.define(
           ConfigKey.required(
@@ -212,9 +149,67 @@ public final class RelayConfig extends ProcessConfig {
           "publication.name",
           "slot.name");
 
+  /**
+   * {@code debezium.sink.kafka.producer.*} settings the relay sets itself, each with the reason:
+   * the same policy as every Herald process, a pass-through key that sets what Herald owns is
+   * refused.
+   */
+  private static final Map<String, String> OWNED_PRODUCER_SETTINGS =
+      Map.of(
+          "bootstrap.servers",
+          "set the brokers once, in " + KAFKA_BOOTSTRAP_SERVERS.name(),
+          "acks",
+          "the relay always sends with acks=all (the no-lost-event guarantee)",
+          "enable.idempotence",
+          "the relay always sends with enable.idempotence=true (ordered, duplicate-free retries)",
+          "key.serializer",
+          "the relay sends the outbox's bytes as they are",
+          "value.serializer",
+          "the relay sends the outbox's bytes as they are");
+
+  /** The relay's own connections to the captured database: slot checks and the leader lock. */
+  private static final int DATABASE_POOL_SIZE = 2;
+
+  private static final Duration DATABASE_CONNECT_TIMEOUT = Duration.ofSeconds(10);
+
+  private final Map<String, Object> producer;
+  private final EngineProperties engine;
+  private final LeaderLock.Settings standby;
+  private final SendRetry sendRetry;
+  private final KafkaBatchSink.Pipelining pipelining;
+  private final SlotLagMonitor.Settings slotLag;
+
   private RelayConfig(ConfigValues values) {
     super(values);
-    validate();
+    Map<String, String> source = values.passThrough(DEBEZIUM_SOURCE);
+    List<String> transforms = values.get(DEBEZIUM_TRANSFORMS);
+    List<String> predicates = values.get(DEBEZIUM_PREDICATES);
+    StreamIdleWait idleWait = STREAM.read(values);
+    this.producer =
+        ProducerSettings.from(
+            values.passThrough(DEBEZIUM_SINK_KAFKA_PRODUCER), values.get(KAFKA_BOOTSTRAP_SERVERS));
+    Map<String, Object> kafkaClient = ProducerSettings.clientSettings(producer);
+    this.engine =
+        EngineProperties.from(
+                source,
+                transforms,
+                values.passThrough(DEBEZIUM_TRANSFORMS_PREFIX),
+                predicates,
+                values.passThrough(DEBEZIUM_PREDICATES_PREFIX),
+                values.get(KAFKA_BOOTSTRAP_SERVERS),
+                values.get(TOPIC_PUBLICATION_EVENTS),
+                values.get(TOPIC_DELIVERY_EVENTS),
+                DebeziumPatches.of(values.get(ENGINE_DEBEZIUM_PATCHES)))
+            .withStreamIdleWait(idleWait)
+            .withKafkaClient(kafkaClient);
+    ConfigProblems problems = new ConfigProblems();
+    validate(values, source, idleWait, problems);
+    EngineChecks.check(engine, source, transforms, predicates, kafkaClient, problems);
+    problems.throwIfAny();
+    this.standby = STANDBY.read(values);
+    this.sendRetry = SINK.retry(values);
+    this.pipelining = SINK.pipelining(values, engine.maxBatchSize());
+    this.slotLag = SLOT.read(values);
   }
 
   /** Reads {@code file} with {@code env} overrides ({@code System.getenv()} in production). */
@@ -236,106 +231,79 @@ public final class RelayConfig extends ProcessConfig {
     return DEF;
   }
 
-  private void validate() {
-    ConfigProblems problems = new ConfigProblems();
-    Map<String, String> producer = kafkaProducer();
-    problems.passThroughAgrees(
-        DEBEZIUM_SINK_KAFKA_PRODUCER,
-        producer,
-        "bootstrap.servers",
-        KAFKA_BOOTSTRAP_SERVERS,
-        kafkaBootstrapServers(),
-        "set the brokers once, in " + KAFKA_BOOTSTRAP_SERVERS.name());
+  private static void validate(
+      ConfigValues values,
+      Map<String, String> source,
+      StreamIdleWait idleWait,
+      ConfigProblems problems) {
+    Map<String, String> producer = values.passThrough(DEBEZIUM_SINK_KAFKA_PRODUCER);
+    OWNED_PRODUCER_SETTINGS.entrySet().stream()
+        .filter(owned -> producer.containsKey(owned.getKey()))
+        .sorted(Map.Entry.comparingByKey())
+        .forEach(
+            owned ->
+                problems.add(
+                    ConfigProblems.assignment(
+                            DEBEZIUM_SINK_KAFKA_PRODUCER + owned.getKey(),
+                            producer.get(owned.getKey()))
+                        + " is set by Herald"
+                        + (owned.getKey().equals("bootstrap.servers")
+                            ? " from "
+                                + ConfigProblems.assignment(
+                                    KAFKA_BOOTSTRAP_SERVERS.name(),
+                                    values.get(KAFKA_BOOTSTRAP_SERVERS))
+                            : "")
+                        + ": "
+                        + owned.getValue()));
     for (String required : REQUIRED_SOURCE_KEYS) {
-      String value = debeziumSource().get(required);
+      String value = source.get(required);
       if (value == null || value.isBlank()) {
         problems.add(DEBEZIUM_SOURCE + required + ": required key is missing");
       }
     }
-    if ("true".equalsIgnoreCase(debeziumSource().get("extended.headers.enabled"))) {
-      problems.add(
-          DEBEZIUM_SOURCE
-              + "extended.headers.enabled=true contradicts the event contract: Debezium would add"
-              + " __debezium.context.* headers to every record");
-    }
-    String acks = producer.get("acks");
-    if (acks != null && !acks.equals("all") && !acks.equals("-1")) {
-      problems.add(
-          DEBEZIUM_SINK_KAFKA_PRODUCER
-              + "acks="
-              + acks
-              + " contradicts the no-lost-event guarantee: the relay needs acks=all");
-    }
-    String idempotence = producer.get("enable.idempotence");
-    if (idempotence != null && !idempotence.equalsIgnoreCase("true")) {
-      problems.add(
-          DEBEZIUM_SINK_KAFKA_PRODUCER
-              + "enable.idempotence="
-              + idempotence
-              + " contradicts ordered, duplicate-free retries: the relay needs enable.idempotence=true");
-    }
-    for (String transform : debeziumTransforms()) {
-      if (!debeziumTransformSettings().containsKey(transform + ".type")) {
+    requireTypes(values, DEBEZIUM_TRANSFORMS, DEBEZIUM_TRANSFORMS_PREFIX, "transform", problems);
+    requireTypes(values, DEBEZIUM_PREDICATES, DEBEZIUM_PREDICATES_PREFIX, "predicate", problems);
+    DebeziumPatches patches = DebeziumPatches.of(values.get(ENGINE_DEBEZIUM_PATCHES));
+    for (String key : patches.socketFactorySettings(idleWait)) {
+      if (source.containsKey(key)) {
         problems.add(
-            DEBEZIUM_TRANSFORMS.name()
+            DEBEZIUM_SOURCE
+                + key
+                + " replaces the socket factory that implements "
+                + STREAM.idleWait().name()
+                + ": set "
+                + STREAM.idleWait().name()
+                + "=0ms to use your own");
+      }
+    }
+    STANDBY.validate(values, problems);
+    SINK.validate(values, problems);
+  }
+
+  /** Each name listed in {@code names} needs {@code <prefix><name>.type}. */
+  private static void requireTypes(
+      ConfigValues values,
+      ConfigKey<List<String>> names,
+      String prefix,
+      String what,
+      ConfigProblems problems) {
+    Map<String, String> settings = values.passThrough(prefix);
+    for (String name : values.get(names)) {
+      if (!settings.containsKey(name + ".type")) {
+        problems.add(
+            names.name()
                 + "="
-                + String.join(",", debeziumTransforms())
-                + " names transform '"
-                + transform
+                + String.join(",", values.get(names))
+                + " names "
+                + what
+                + " '"
+                + name
                 + "' but "
-                + DEBEZIUM_TRANSFORMS_PREFIX
-                + transform
+                + prefix
+                + name
                 + ".type is not set");
       }
     }
-    for (String predicate : debeziumPredicates()) {
-      if (!debeziumPredicateSettings().containsKey(predicate + ".type")) {
-        problems.add(
-            DEBEZIUM_PREDICATES.name()
-                + "="
-                + String.join(",", debeziumPredicates())
-                + " names predicate '"
-                + predicate
-                + "' but "
-                + DEBEZIUM_PREDICATES_PREFIX
-                + predicate
-                + ".type is not set");
-      }
-    }
-    if (!streamIdleWait().isZero()) {
-      for (String key : List.of("database.socketFactory", "driver.socketFactory")) {
-        if (debeziumSource().containsKey(key)) {
-          problems.add(
-              DEBEZIUM_SOURCE
-                  + key
-                  + " replaces the socket factory that implements "
-                  + STREAM_IDLE_WAIT.name()
-                  + ": set "
-                  + STREAM_IDLE_WAIT.name()
-                  + "=0ms to use your own");
-        }
-      }
-    }
-    if (standbyPollInterval().multipliedBy(2).compareTo(standbyDeadPeerTimeout()) > 0) {
-      problems.contradiction(
-          STANDBY_POLL_INTERVAL.name(),
-          Durations.format(standbyPollInterval()),
-          "is more than half of",
-          STANDBY_DEAD_PEER_TIMEOUT.name(),
-          Durations.format(standbyDeadPeerTimeout()),
-          "the streaming relay uses its lock session once per poll interval, and the server ends"
-              + " that session once it has been idle for the dead-peer timeout");
-    }
-    if (sinkRetryMaxBackoff().compareTo(sinkRetryInitialBackoff()) < 0) {
-      problems.contradiction(
-          SINK_RETRY_MAX_BACKOFF.name(),
-          Durations.format(sinkRetryMaxBackoff()),
-          "is shorter than",
-          SINK_RETRY_INITIAL_BACKOFF.name(),
-          Durations.format(sinkRetryInitialBackoff()),
-          null);
-    }
-    problems.throwIfAny();
   }
 
   public String opsHost() {
@@ -346,92 +314,37 @@ public final class RelayConfig extends ProcessConfig {
     return get(OPS_PORT);
   }
 
-  public long standbyLockKey() {
-    return get(STANDBY_LOCK_KEY);
-  }
-
-  public Duration standbyPollInterval() {
-    return get(STANDBY_POLL_INTERVAL);
-  }
-
-  public Duration standbyDeadPeerTimeout() {
-    return get(STANDBY_DEAD_PEER_TIMEOUT);
-  }
-
-  public Duration sinkRetryInitialBackoff() {
-    return get(SINK_RETRY_INITIAL_BACKOFF);
-  }
-
-  public Duration sinkRetryMaxBackoff() {
-    return get(SINK_RETRY_MAX_BACKOFF);
-  }
-
-  public Duration sinkRetryGiveUpAfter() {
-    return get(SINK_RETRY_GIVE_UP_AFTER);
-  }
-
-  public int sinkBatchesInFlight() {
-    return get(SINK_BATCHES_IN_FLIGHT);
-  }
-
-  public long slotLagWarnBytes() {
-    return get(SLOT_LAG_WARN_BYTES);
-  }
-
-  public Duration slotLagCheckInterval() {
-    return get(SLOT_LAG_CHECK_INTERVAL);
-  }
-
-  public Duration streamIdleWait() {
-    return get(STREAM_IDLE_WAIT);
-  }
-
-  public Duration streamIdleAfter() {
-    return get(STREAM_IDLE_AFTER);
-  }
-
-  public String kafkaBootstrapServers() {
-    return get(KAFKA_BOOTSTRAP_SERVERS);
-  }
-
-  public String publicationEventsTopic() {
-    return get(TOPIC_PUBLICATION_EVENTS);
-  }
-
-  public String deliveryEventsTopic() {
-    return get(TOPIC_DELIVERY_EVENTS);
-  }
-
-  /** Transform names, in order ({@code transforms} for the engine). */
-  public List<String> debeziumTransforms() {
-    return get(DEBEZIUM_TRANSFORMS);
-  }
-
-  /** Predicate names ({@code predicates} for the engine). */
-  public List<String> debeziumPredicates() {
-    return get(DEBEZIUM_PREDICATES);
-  }
-
-  /** {@code debezium.source.*}, prefix stripped: connector and engine properties. Holds secrets. */
-  public Map<String, String> debeziumSource() {
-    return values().passThrough(DEBEZIUM_SOURCE);
-  }
-
-  /** {@code debezium.transforms.*}, prefix stripped ({@code outbox.type}, ...). */
-  public Map<String, String> debeziumTransformSettings() {
-    return values().passThrough(DEBEZIUM_TRANSFORMS_PREFIX);
-  }
-
-  /** {@code debezium.predicates.*}, prefix stripped. */
-  public Map<String, String> debeziumPredicateSettings() {
-    return values().passThrough(DEBEZIUM_PREDICATES_PREFIX);
+  /** The embedded engine's properties, checked. Holds secrets. */
+  public EngineProperties engine() {
+    return engine;
   }
 
   /**
-   * {@code debezium.sink.kafka.producer.*}, prefix stripped: KafkaProducer properties. Holds
-   * secrets.
+   * The sink's {@code KafkaProducer} settings ({@link ProducerSettings}). Holds secrets; the other
+   * Kafka clients take {@link ProducerSettings#clientSettings} of it.
    */
-  public Map<String, String> kafkaProducer() {
-    return values().passThrough(DEBEZIUM_SINK_KAFKA_PRODUCER);
+  public Map<String, Object> producer() {
+    return producer;
+  }
+
+  /** The captured database for the relay's own connections (slot checks, the leader lock). */
+  public DatabaseConfig database() {
+    return engine.database(DATABASE_POOL_SIZE, DATABASE_CONNECT_TIMEOUT);
+  }
+
+  public LeaderLock.Settings standby() {
+    return standby;
+  }
+
+  public SendRetry sendRetry() {
+    return sendRetry;
+  }
+
+  public KafkaBatchSink.Pipelining pipelining() {
+    return pipelining;
+  }
+
+  public SlotLagMonitor.Settings slotLag() {
+    return slotLag;
   }
 }

@@ -1,6 +1,7 @@
 package io.herald.relay.engine;
 
-import io.debezium.schema.SchemaTopicNamingStrategy;
+import io.herald.relay.debezium.DebeziumPatches;
+import io.herald.relay.debezium.StreamIdleWait;
 import io.herald.runtime.db.DatabaseConfig;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -9,13 +10,14 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
-import java.util.regex.Pattern;
 
 /**
  * The embedded engine's properties: Herald's defaults, overlaid by the {@code debezium.source.*},
- * {@code debezium.transforms.*} and {@code debezium.predicates.*} pass-through settings, then
- * checked for settings that would break the no-lost-event guarantee.
+ * {@code debezium.transforms.*} and {@code debezium.predicates.*} pass-through settings. Built and
+ * checked by the relay's configuration ({@code RelayConfig}), which refuses settings that would
+ * break the no-lost-event guarantee; this class only assembles them.
  *
  * <p>Defaults and why:
  *
@@ -33,14 +35,15 @@ import java.util.regex.Pattern;
  *   <li>{@code poll.interval.ms=10}: how long Debezium's streaming thread sleeps whenever the
  *       replication stream has been dry for 5 reads. While events trickle in, that sleep is what an
  *       event waits before it is read; once the stream has been quiet for {@code
- *       relay.stream.idle-after}, the reads themselves wait on the socket ({@link IdleWaitSocket})
- *       and the interval no longer sets the idle cost. Measured (BENCHMARKS.md, session 5), with
- *       the idle wait: at 20 events/s p99 3.9-7.2 ms at 10 against 28-31 ms at 30; idle relay at
- *       rest 0.6-0.9 % of a core at both.
+ *       relay.stream.idle-after}, the reads themselves wait on the socket ({@link
+ *       DebeziumPatches#streamIdleWait}) and the interval no longer sets the idle cost: a trickle's
+ *       p99 is several times lower at 10 than at 30, for the same idle cost (BENCHMARKS.md, "Relay:
+ *       draining a backlog").
  *   <li>{@code max.queue.size=2048}, {@code max.batch.size=512}: the engine takes whatever is
  *       queued as soon as it is queued, so batches are as large as the backlog makes them; a
  *       shorter queue than Debezium's 8,192 keeps the heap's live set small (young collections copy
- *       it): it drained faster at 2,048 than at 8,192 and at 1,024 (BENCHMARKS.md).
+ *       it): it drained faster at 2,048 than at 8,192 and at 1,024 (BENCHMARKS.md, "Relay: draining
+ *       a backlog").
  *   <li>{@code column.exclude.list}: the outbox columns no router reads ({@code occurred_at}) are
  *       left out of the change events: Debezium would parse and re-format it for every row.
  *   <li>{@code heartbeat.interval.ms=10000} with an upsert into {@code herald_relay.heartbeat} (in
@@ -49,18 +52,18 @@ import java.util.regex.Pattern;
  *       __debezium.context.*} headers to every event.
  *   <li>{@code slot.retry.delay.ms=2000}: a standby taking over retries the slot every two seconds
  *       while the dead leader's walsender is still being torn down.
- *   <li>{@code sourceinfo.struct.maker=}{@link LeanSourceInfo} and {@code
- *       topic.naming.strategy=}{@link CachedTopicNames}: the same events for less work per event on
- *       Debezium's streaming thread, which bounds the drain rate (the router drops the {@code
- *       source} block; the topic names are Debezium's own).
+ *   <li>Herald's Debezium patches ({@link DebeziumPatches}, {@code relay.engine.debezium-patches}):
+ *       the same events for less work per event on Debezium's streaming thread, which bounds the
+ *       drain rate; with the patches off, Debezium's stock connector, source block, topic naming
+ *       and Kafka's {@code TopicNameMatches}.
  * </ul>
  *
  * <p>The outbox routing is the contract of DESIGN.md, so it is set here rather than in the property
- * file: one {@code EventRouter} per outbox table (selected by a {@link TopicIs} predicate on the
- * table's change topic), key {@code aggregate_id}, value the {@code payload} JSON text, headers
- * {@code id}, {@code eventType}, {@code tenant}, {@code traceparent}, {@code tracestate}, topic
- * {@code relay.topics.publication-events} for {@code writer.outbox} and {@code
- * relay.topics.delivery-events} for {@code consumer.outbox}. Transforms named in {@code
+ * file: one {@code EventRouter} per outbox table (selected by a predicate on the table's change
+ * topic, {@link DebeziumPatches#topicPredicate}), key {@code aggregate_id}, value the {@code
+ * payload} JSON text, headers {@code id}, {@code eventType}, {@code tenant}, {@code traceparent},
+ * {@code tracestate}, topic {@code relay.topics.publication-events} for {@code writer.outbox} and
+ * {@code relay.topics.delivery-events} for {@code consumer.outbox}. Transforms named in {@code
  * debezium.transforms} run after these.
  */
 public final class EngineProperties {
@@ -69,13 +72,6 @@ public final class EngineProperties {
   public static final String KAFKA_OFFSET_STORE =
       "org.apache.kafka.connect.storage.KafkaOffsetBackingStore";
   public static final String HEARTBEAT_TABLE = "herald_relay.heartbeat";
-
-  /** Debezium's topic naming, whose names {@link CachedTopicNames} keeps. */
-  static final String DEBEZIUM_TOPIC_NAMING = SchemaTopicNamingStrategy.class.getName();
-
-  /** The connector the property file names; the engine runs Herald's subclass of it. */
-  static final String DEBEZIUM_POSTGRES_CONNECTOR =
-      "io.debezium.connector.postgresql.PostgresConnector";
 
   private static final String HEARTBEAT_QUERY =
       "INSERT INTO herald_relay.heartbeat (id, beat_at) VALUES ('%s', now())"
@@ -90,7 +86,7 @@ public final class EngineProperties {
       "writer\\.outbox\\.occurred_at,consumer\\.outbox\\.occurred_at";
 
   /** The outbox columns the routers read (event id, key, payload, topic, headers). */
-  private static final List<String> ROUTED_COLUMNS =
+  public static final List<String> ROUTED_COLUMNS =
       List.of(
           "id",
           "aggregate_id",
@@ -104,18 +100,23 @@ public final class EngineProperties {
   static final String WRITER_ROUTER = "heraldWriterOutbox";
   static final String CONSUMER_ROUTER = "heraldConsumerOutbox";
 
+  /** The relay's own outbox routers, as transform and predicate names. */
+  public static final List<String> ROUTERS = List.of(WRITER_ROUTER, CONSUMER_ROUTER);
+
   private static final String HEADERS =
       "event_type:header:eventType,tenant_id:header:tenant,"
           + "trace_parent:header:traceparent,trace_state:header:tracestate";
 
   private final Map<String, String> properties;
+  private final DebeziumPatches patches;
 
-  private EngineProperties(Map<String, String> properties) {
+  private EngineProperties(Map<String, String> properties, DebeziumPatches patches) {
     this.properties = Map.copyOf(properties);
+    this.patches = patches;
   }
 
   /**
-   * Builds and checks the engine properties.
+   * Builds the engine properties (unchecked: {@code RelayConfig} checks them).
    *
    * @param source {@code debezium.source.*}, prefix stripped
    * @param transforms transform names in order
@@ -125,7 +126,7 @@ public final class EngineProperties {
    * @param bootstrapServers Kafka brokers, for the offset store
    * @param publicationEventsTopic topic for {@code writer.outbox} events
    * @param deliveryEventsTopic topic for {@code consumer.outbox} events
-   * @throws IllegalArgumentException listing every contradiction, each naming its key
+   * @param patches Herald's Debezium patches or the stock behaviour ({@link DebeziumPatches})
    */
   public static EngineProperties from(
       Map<String, String> source,
@@ -135,10 +136,11 @@ public final class EngineProperties {
       Map<String, String> predicateSettings,
       String bootstrapServers,
       String publicationEventsTopic,
-      String deliveryEventsTopic) {
+      String deliveryEventsTopic,
+      DebeziumPatches patches) {
     Map<String, String> p = new LinkedHashMap<>();
     p.put("name", ENGINE_NAME);
-    p.put("connector.class", DEBEZIUM_POSTGRES_CONNECTOR);
+    p.put("connector.class", DebeziumPatches.STOCK_CONNECTOR);
     p.put("plugin.name", "pgoutput");
     p.put("snapshot.mode", "no_data");
     p.put("publication.name", "herald_outbox");
@@ -165,8 +167,7 @@ public final class EngineProperties {
     // Debezium 3.6's latency statistics feed a bounded queue; under a backlog it overflows and logs
     // a WARN per event (10,000 lines in one drain). The relay exports its own meters instead.
     p.put("statistics.metrics.enabled", "false");
-    p.put("sourceinfo.struct.maker", LeanSourceInfo.class.getName());
-    p.put("topic.naming.strategy", CachedTopicNames.class.getName());
+    p.putAll(patches.engineDefaults());
     p.putAll(source);
     if (isBlank(p.get("column.exclude.list"))
         || (source.containsKey("column.include.list")
@@ -181,19 +182,23 @@ public final class EngineProperties {
     List<String> allPredicates = new ArrayList<>(List.of(WRITER_ROUTER, CONSUMER_ROUTER));
     allPredicates.addAll(predicates);
     String prefix = p.get("topic.prefix");
-    router(p, WRITER_ROUTER, prefix + ".writer.outbox", publicationEventsTopic);
-    router(p, CONSUMER_ROUTER, prefix + ".consumer.outbox", deliveryEventsTopic);
+    router(p, WRITER_ROUTER, prefix + ".writer.outbox", publicationEventsTopic, patches);
+    router(p, CONSUMER_ROUTER, prefix + ".consumer.outbox", deliveryEventsTopic, patches);
     p.put("transforms", String.join(",", allTransforms));
     transformSettings.forEach((key, value) -> p.put("transforms." + key, value));
     p.put("predicates", String.join(",", allPredicates));
     predicateSettings.forEach((key, value) -> p.put("predicates." + key, value));
     p.put("bootstrap.servers", bootstrapServers);
-    check(p, source, transforms, predicates);
-    p.put("connector.class", HeraldPostgresConnector.class.getName());
-    return new EngineProperties(p);
+    p.put("connector.class", patches.connectorClass());
+    return new EngineProperties(p, patches);
   }
 
-  private static void router(Map<String, String> p, String name, String tableTopic, String topic) {
+  private static void router(
+      Map<String, String> p,
+      String name,
+      String tableTopic,
+      String topic,
+      DebeziumPatches patches) {
     String t = "transforms." + name + ".";
     p.put(t + "type", "io.debezium.transforms.outbox.EventRouter");
     p.put(t + "predicate", name);
@@ -206,156 +211,9 @@ public final class EngineProperties {
     p.put(t + "route.topic.replacement", topic);
     p.put(t + "route.tombstone.on.empty.payload", "false");
     p.put(t + "table.expand.json.payload", "false");
-    p.put("predicates." + name + ".type", TopicIs.class.getName());
-    p.put("predicates." + name + "." + TopicIs.TOPIC, tableTopic);
-  }
-
-  private static void check(
-      Map<String, String> p,
-      Map<String, String> source,
-      List<String> transforms,
-      List<String> predicates) {
-    List<String> problems = new ArrayList<>();
-    require(p, "plugin.name", "pgoutput", "the schema creates a pgoutput slot", problems);
-    require(
-        p,
-        "snapshot.mode",
-        "no_data",
-        "any snapshot mode streams from the current WAL position on a slot with a backlog and loses"
-            + " rows committed before the relay first ran",
-        problems);
-    require(
-        p,
-        "slot.drop.on.stop",
-        "false",
-        "dropping the slot on stop loses every event committed while the relay is down",
-        problems);
-    require(
-        p,
-        "extended.headers.enabled",
-        "false",
-        "Debezium would add __debezium.context.* headers to every event",
-        problems);
-    require(
-        p,
-        "offset.storage",
-        KAFKA_OFFSET_STORE,
-        "the relay keeps its slot identity next to the offsets in the offsets topic",
-        problems);
-    String connector = p.get("connector.class").strip();
-    if (!connector.equals(DEBEZIUM_POSTGRES_CONNECTOR)
-        && !connector.equals(HeraldPostgresConnector.class.getName())) {
-      problems.add(
-          "debezium.source.connector.class="
-              + connector
-              + " is not allowed: the relay runs "
-              + DEBEZIUM_POSTGRES_CONNECTOR
-              + " (as its subclass "
-              + HeraldPostgresConnector.class.getName()
-              + ")");
-    }
-    // The routers' predicates name the change topics Debezium's own strategy gives the outbox
-    // tables; any other naming would leave every outbox event unrouted, on a topic nobody reads.
-    String naming = p.get("topic.naming.strategy").strip();
-    if (!naming.equals(CachedTopicNames.class.getName()) && !naming.equals(DEBEZIUM_TOPIC_NAMING)) {
-      problems.add(
-          "debezium.source.topic.naming.strategy="
-              + naming
-              + " is not allowed: the outbox routers select events by the change topics of "
-              + DEBEZIUM_TOPIC_NAMING
-              + " ("
-              + CachedTopicNames.class.getName()
-              + " by default)");
-    }
-    String delimiter = p.get("topic.delimiter");
-    if (delimiter != null && !delimiter.equals(".")) {
-      problems.add(
-          "debezium.source.topic.delimiter="
-              + delimiter
-              + " is not allowed: the outbox routers select events by change topics joined with"
-              + " '.' ("
-              + p.get("topic.prefix")
-              + ".writer.outbox)");
-    }
-    if (positiveInt(p.get("max.batch.size")) < 0) {
-      problems.add(
-          "debezium.source.max.batch.size="
-              + p.get("max.batch.size")
-              + " is not a positive whole number (the sink pipelines batches of this size)");
-    }
-    String queueBytes = p.get("max.queue.size.in.bytes");
-    if (!isBlank(queueBytes) && !queueBytes.strip().equals("0")) {
-      problems.add(
-          "debezium.source.max.queue.size.in.bytes="
-              + queueBytes
-              + " is not supported: the relay's queue poll does not keep Debezium's byte count;"
-              + " bound the queue with debezium.source.max.queue.size");
-    }
-    for (String list : List.of("column.exclude.list", "column.include.list")) {
-      String value = p.get(list);
-      if (isBlank(value)) {
-        continue;
-      }
-      List<Pattern> patterns = new ArrayList<>();
-      for (String regex : value.split(",")) {
-        if (!regex.isBlank()) {
-          patterns.add(Pattern.compile(regex.strip(), Pattern.CASE_INSENSITIVE));
-        }
-      }
-      for (String table : List.of("writer.outbox", "consumer.outbox")) {
-        for (String column : ROUTED_COLUMNS) {
-          String name = table + "." + column;
-          boolean matched = patterns.stream().anyMatch(re -> re.matcher(name).matches());
-          if (matched == list.equals("column.exclude.list")) {
-            problems.add(
-                "debezium.source."
-                    + list
-                    + "="
-                    + value
-                    + " leaves out "
-                    + name
-                    + ", which the outbox router needs");
-          }
-        }
-      }
-    }
-    for (String key : List.of("database.hostname", "database.user", "database.dbname")) {
-      if (isBlank(p.get(key))) {
-        problems.add("debezium.source." + key + ": required key is missing");
-      }
-    }
-    for (String name : List.of(WRITER_ROUTER, CONSUMER_ROUTER)) {
-      if (transforms.contains(name) || predicates.contains(name)) {
-        problems.add(
-            "debezium.transforms / debezium.predicates: '"
-                + name
-                + "' is the relay's own outbox router");
-      }
-    }
-    if (source.containsKey("bootstrap.servers")) {
-      problems.add(
-          "debezium.source.bootstrap.servers: set the brokers once, in relay.kafka.bootstrap-servers");
-    }
-    if (!problems.isEmpty()) {
-      throw new IllegalArgumentException(String.join("; ", problems));
-    }
-  }
-
-  private static void require(
-      Map<String, String> p, String key, String expected, String why, List<String> problems) {
-    String actual = p.get(key);
-    if (!expected.equalsIgnoreCase(actual == null ? "" : actual.strip())) {
-      problems.add(
-          "debezium.source."
-              + key
-              + "="
-              + actual
-              + " is not allowed: the relay needs "
-              + expected
-              + " ("
-              + why
-              + ")");
-    }
+    patches
+        .topicPredicate(tableTopic)
+        .forEach((key, value) -> p.put("predicates." + name + "." + key, value));
   }
 
   private static boolean isBlank(String value) {
@@ -363,22 +221,18 @@ public final class EngineProperties {
   }
 
   /**
-   * These properties with Debezium's driver connections built by {@link IdleWaitSocketFactory}, so
-   * a quiet replication stream waits on its socket for up to {@code idleWait} per read instead of 1
-   * ms ({@link IdleWaitSocket}). A zero {@code idleWait} returns these properties unchanged.
+   * These properties with Debezium's driver connections waiting on a quiet replication stream's
+   * socket instead of peeking for 1 ms ({@link DebeziumPatches#streamIdleWait}). With the patches
+   * off or a zero wait, these properties unchanged.
    */
-  public EngineProperties withStreamIdleWait(Duration idleWait, Duration idleAfter) {
-    if (idleWait.isZero()) {
+  public EngineProperties withStreamIdleWait(StreamIdleWait idleWait) {
+    Map<String, String> socket = patches.streamIdleWait(idleWait);
+    if (socket.isEmpty()) {
       return this;
     }
     Map<String, String> p = new LinkedHashMap<>(properties);
-    p.put(
-        "database." + IdleWaitSocketFactory.FACTORY_PROPERTY,
-        IdleWaitSocketFactory.class.getName());
-    p.put(
-        "database." + IdleWaitSocketFactory.ARGUMENT_PROPERTY,
-        IdleWaitSocketFactory.argument(idleWait, idleAfter));
-    return new EngineProperties(p);
+    p.putAll(socket);
+    return new EngineProperties(p, patches);
   }
 
   /**
@@ -386,31 +240,24 @@ public final class EngineProperties {
    * ProducerSettings#clientSettings}: security, TLS, SASL) on top, where Debezium's Kafka offset
    * store reads them: it builds its producer, consumer and admin clients from the engine's own
    * settings, so without them a secured cluster would take the sink's events and refuse the offsets
-   * (the engine fails at start). They are set once, in {@code debezium.sink.kafka.producer.*}.
-   *
-   * @throws IllegalArgumentException naming each key also set under {@code debezium.source.}
+   * (the engine fails at start). They are set once, in {@code debezium.sink.kafka.producer.*}
+   * ({@code RelayConfig} refuses a second copy under {@code debezium.source.*}).
    */
   public EngineProperties withKafkaClient(Map<String, ?> clientSettings) {
     Map<String, String> p = new LinkedHashMap<>(properties);
-    List<String> problems = new ArrayList<>();
     clientSettings.forEach(
         (key, value) -> {
-          if (key.equals("bootstrap.servers")) {
-            return; // from relay.kafka.bootstrap-servers, already set
+          // bootstrap.servers comes from relay.kafka.bootstrap-servers and is already set.
+          if (!key.equals("bootstrap.servers")) {
+            p.put(key, String.valueOf(value));
           }
-          if (properties.containsKey(key)) {
-            problems.add(
-                "debezium.source."
-                    + key
-                    + ": set Kafka client settings once, in debezium.sink.kafka.producer."
-                    + key);
-          }
-          p.put(key, String.valueOf(value));
         });
-    if (!problems.isEmpty()) {
-      throw new IllegalArgumentException(String.join("; ", problems));
-    }
-    return new EngineProperties(p);
+    return new EngineProperties(p, patches);
+  }
+
+  /** The patches this engine runs, or stock Debezium. */
+  public DebeziumPatches patches() {
+    return patches;
   }
 
   /** A copy for {@code DebeziumEngine.Builder#using(Properties)}. */
@@ -426,19 +273,41 @@ public final class EngineProperties {
 
   /**
    * The engine's largest batch ({@code max.batch.size}): a batch this large means more was queued.
+   * -1 when it is not a positive whole number ({@code RelayConfig} refuses that).
    */
   public int maxBatchSize() {
     return positiveInt(properties.get("max.batch.size"));
   }
 
+  /**
+   * Debezium's heartbeat interval ({@code heartbeat.interval.ms}); empty when heartbeats are off,
+   * or when it is not a whole number ({@code RelayConfig} refuses that).
+   */
+  public Optional<Duration> heartbeatInterval() {
+    try {
+      long millis = Long.parseLong(properties.getOrDefault("heartbeat.interval.ms", "0").strip());
+      return millis > 0 ? Optional.of(Duration.ofMillis(millis)) : Optional.empty();
+    } catch (NumberFormatException e) {
+      return Optional.empty();
+    }
+  }
+
   /** The value as a positive int, or -1 when it is not one. */
-  private static int positiveInt(String value) {
+  public static int positiveInt(String value) {
     try {
       int parsed = Integer.parseInt(value == null ? "" : value.strip());
       return parsed > 0 ? parsed : -1;
     } catch (NumberFormatException e) {
       return -1;
     }
+  }
+
+  /**
+   * The engine's name ({@code name}, {@code herald-relay} unless {@code debezium.source.name} says
+   * otherwise): Debezium keys its offsets by it, so the slot check reads them under it.
+   */
+  public String engineName() {
+    return properties.get("name");
   }
 
   public String slotName() {

@@ -8,9 +8,9 @@ import java.util.Map;
  * debezium.sink.kafka.producer.*}, with the two settings the guarantee depends on forced.
  *
  * <ul>
- *   <li>{@code acks=all}, {@code enable.idempotence=true} (forced; the config rejects other
- *       values): an acknowledged record is on every in-sync replica, and the producer's own retries
- *       neither duplicate nor reorder within a partition.
+ *   <li>{@code acks=all}, {@code enable.idempotence=true} (forced; the config refuses either under
+ *       {@code debezium.sink.kafka.producer.*}): an acknowledged record is on every in-sync
+ *       replica, and the producer's own retries neither duplicate nor reorder within a partition.
  *   <li>{@code max.in.flight.requests.per.connection=5}: the most idempotence allows while keeping
  *       order; the sink sends a whole batch before waiting, so several requests are in flight.
  *   <li>{@code linger.ms=5}, {@code batch.size=256 KiB}, {@code compression.type=lz4}: records of a

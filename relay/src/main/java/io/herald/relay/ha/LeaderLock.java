@@ -37,6 +37,17 @@ public final class LeaderLock implements AutoCloseable {
 
   private static final String SET_SQL = "SELECT set_config(?, ?, false)";
 
+  /**
+   * The lock's settings ({@code relay.standby.*}).
+   *
+   * @param lockKey the advisory lock key, the same for every relay of one database
+   * @param pollInterval how often a standby tries the lock, and the streaming relay checks it
+   * @param deadPeerTimeout how long PostgreSQL waits on an unresponsive holder before ending its
+   *     session (TCP keepalive, {@code tcp_user_timeout}, {@code idle_session_timeout}); bounds
+   *     takeover after a host failure or a freeze
+   */
+  public record Settings(long lockKey, Duration pollInterval, Duration deadPeerTimeout) {}
+
   private final String jdbcUrl;
   private final Properties connectionProperties;
   private final long key;
@@ -47,11 +58,8 @@ public final class LeaderLock implements AutoCloseable {
   /**
    * @param database the captured database (only its URL, credentials and secret driver properties
    *     are used: the lock holds one connection of its own)
-   * @param deadPeerTimeout how long PostgreSQL waits on an unresponsive holder before ending its
-   *     session (TCP keepalive and {@code tcp_user_timeout}); bounds takeover after a host failure
    */
-  public LeaderLock(
-      DatabaseConfig database, long key, Duration pollInterval, Duration deadPeerTimeout) {
+  public LeaderLock(DatabaseConfig database, Settings settings) {
     this.jdbcUrl = database.jdbcUrl();
     this.connectionProperties = new Properties();
     connectionProperties.putAll(database.driverSecrets());
@@ -61,9 +69,9 @@ public final class LeaderLock implements AutoCloseable {
     }
     connectionProperties.setProperty("tcpKeepAlive", "true");
     connectionProperties.setProperty("ApplicationName", "herald-relay-leader-lock");
-    this.key = key;
-    this.pollInterval = pollInterval;
-    this.deadPeerTimeout = deadPeerTimeout;
+    this.key = settings.lockKey();
+    this.pollInterval = settings.pollInterval();
+    this.deadPeerTimeout = settings.deadPeerTimeout();
   }
 
   /**

@@ -1,6 +1,5 @@
 package io.herald.relay.offsets;
 
-import io.herald.relay.slot.Lsn;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

@@ -3,7 +3,6 @@ package io.herald.relay.offsets;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import io.herald.relay.slot.Lsn;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

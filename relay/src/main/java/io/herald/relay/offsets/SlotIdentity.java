@@ -3,7 +3,6 @@ package io.herald.relay.offsets;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.herald.relay.slot.Lsn;
 import java.time.Instant;
 import java.util.Optional;
 

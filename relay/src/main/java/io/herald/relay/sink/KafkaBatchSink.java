@@ -75,19 +75,11 @@ public final class KafkaBatchSink
    * @param fullBatchSize the engine's {@code max.batch.size}: a batch this large means more was
    *     queued
    * @param batchesInFlight full batches left unsettled when the sink returns to the engine; 0 waits
-   *     for every acknowledgement before taking the next batch
+   *     for every acknowledgement before taking the next batch (both from the relay's validated
+   *     configuration: {@code debezium.source.max.batch.size}, {@code
+   *     relay.sink.batches-in-flight})
    */
-  public record Pipelining(int fullBatchSize, int batchesInFlight) {
-    public Pipelining {
-      if (fullBatchSize < 1) {
-        throw new IllegalArgumentException("fullBatchSize must be positive, was " + fullBatchSize);
-      }
-      if (batchesInFlight < 0) {
-        throw new IllegalArgumentException(
-            "batchesInFlight must not be negative, was " + batchesInFlight);
-      }
-    }
-  }
+  public record Pipelining(int fullBatchSize, int batchesInFlight) {}
 
   public KafkaBatchSink(
       Producer<byte[], byte[]> producer,

@@ -1,7 +1,7 @@
 package io.herald.relay.sink;
 
 import io.herald.relay.offsets.EngineOffset;
-import io.herald.relay.slot.Lsn;
+import io.herald.relay.offsets.Lsn;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -11,18 +11,11 @@ import java.time.Duration;
  * engine stops without committing past the last acknowledged record, and the process exits so its
  * supervisor (or the standby) takes over. While it waits, the engine's bounded queue and the
  * producer's {@code buffer.memory} bound the heap.
+ *
+ * <p>Built from {@code relay.sink.retry.*}, which the relay's configuration validates (positive
+ * durations, {@code maxBackoff} not shorter than {@code initialBackoff}).
  */
 public record SendRetry(Duration initialBackoff, Duration maxBackoff, Duration giveUpAfter) {
-
-  public SendRetry {
-    requirePositive(initialBackoff, "initialBackoff");
-    requirePositive(maxBackoff, "maxBackoff");
-    requirePositive(giveUpAfter, "giveUpAfter");
-    if (maxBackoff.compareTo(initialBackoff) < 0) {
-      throw new IllegalArgumentException(
-          "maxBackoff " + maxBackoff + " is shorter than initialBackoff " + initialBackoff);
-    }
-  }
 
   /** Backoff before retry number {@code attempt} (1-based). */
   Duration backoff(int attempt) {
@@ -31,11 +24,5 @@ public record SendRetry(Duration initialBackoff, Duration maxBackoff, Duration g
       millis *= 2;
     }
     return Duration.ofMillis(Math.min(millis, maxBackoff.toMillis()));
-  }
-
-  private static void requirePositive(Duration value, String name) {
-    if (value == null || value.isNegative() || value.isZero()) {
-      throw new IllegalArgumentException(name + " must be positive, was " + value);
-    }
   }
 }

@@ -2,6 +2,7 @@ package io.herald.relay.slot;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.herald.relay.offsets.Lsn;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -1,5 +1,7 @@
 package io.herald.relay.slot;
 
+import io.herald.relay.offsets.Lsn;
+
 /**
  * The PostgreSQL server the relay is connected to.
  *

@@ -1,6 +1,7 @@
 package io.herald.relay.slot;
 
 import io.herald.relay.offsets.EngineOffset;
+import io.herald.relay.offsets.Lsn;
 import io.herald.relay.offsets.SlotIdentity;
 import io.herald.relay.offsets.StoredOffsets;
 import java.time.Instant;

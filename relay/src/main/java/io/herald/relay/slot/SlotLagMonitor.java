@@ -2,6 +2,7 @@ package io.herald.relay.slot;
 
 import io.herald.relay.health.RelayStatus;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,6 +17,14 @@ import org.slf4j.LoggerFactory;
 public final class SlotLagMonitor implements Runnable {
 
   private static final Logger log = LoggerFactory.getLogger(SlotLagMonitor.class);
+
+  /**
+   * The monitor's settings ({@code relay.slot.*}).
+   *
+   * @param warnBytes retained WAL above which the relay warns
+   * @param checkInterval how often the lag is measured
+   */
+  public record Settings(long warnBytes, Duration checkInterval) {}
 
   private final PostgresSlots slots;
   private final String slotName;

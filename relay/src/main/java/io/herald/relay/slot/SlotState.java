@@ -1,5 +1,6 @@
 package io.herald.relay.slot;
 
+import io.herald.relay.offsets.Lsn;
 import java.util.Optional;
 
 /**

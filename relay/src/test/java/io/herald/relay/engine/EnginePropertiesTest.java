@@ -1,9 +1,15 @@
 package io.herald.relay.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.entry;
 
+import io.herald.relay.debezium.CachedTopicNames;
+import io.herald.relay.debezium.DebeziumPatches;
+import io.herald.relay.debezium.HeraldPostgresConnector;
+import io.herald.relay.debezium.IdleWaitSocketFactory;
+import io.herald.relay.debezium.LeanSourceInfo;
+import io.herald.relay.debezium.StreamIdleWait;
+import io.herald.relay.debezium.TopicIs;
 import io.herald.runtime.db.DatabaseConfig;
 import java.time.Duration;
 import java.util.HashMap;
@@ -22,8 +28,20 @@ class EnginePropertiesTest {
   }
 
   private static EngineProperties build(Map<String, String> source) {
+    return build(source, DebeziumPatches.ON);
+  }
+
+  private static EngineProperties build(Map<String, String> source, DebeziumPatches patches) {
     return EngineProperties.from(
-        source, List.of(), Map.of(), List.of(), Map.of(), "k:9092", "pub.events", "del.events");
+        source,
+        List.of(),
+        Map.of(),
+        List.of(),
+        Map.of(),
+        "k:9092",
+        "pub.events",
+        "del.events",
+        patches);
   }
 
   @Test
@@ -50,26 +68,17 @@ class EnginePropertiesTest {
     EngineProperties properties = build(source());
 
     EngineProperties waiting =
-        properties.withStreamIdleWait(Duration.ofMillis(200), Duration.ofMillis(250));
+        properties.withStreamIdleWait(
+            new StreamIdleWait(Duration.ofMillis(200), Duration.ofMillis(250)));
 
     assertThat(waiting.get("database.socketFactory"))
         .isEqualTo(IdleWaitSocketFactory.class.getName());
     assertThat(waiting.get("database.socketFactoryArg")).isEqualTo("200,250");
-    assertThat(properties.withStreamIdleWait(Duration.ZERO, Duration.ofMillis(250)))
+    assertThat(
+            properties.withStreamIdleWait(
+                new StreamIdleWait(Duration.ZERO, Duration.ofMillis(250))))
         .isSameAs(properties);
     assertThat(properties.get("database.socketFactory")).isNull();
-  }
-
-  @Test
-  void shouldRejectSettingsThatWouldLoseEventsNamingTheKey() {
-    Map<String, String> source = source();
-    source.put("snapshot.mode", "initial");
-    source.put("slot.drop.on.stop", "true");
-
-    assertThatThrownBy(() -> build(source))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("debezium.source.snapshot.mode=initial")
-        .hasMessageContaining("debezium.source.slot.drop.on.stop=true");
   }
 
   @Test
@@ -94,17 +103,6 @@ class EnginePropertiesTest {
   }
 
   @Test
-  void shouldRejectAColumnListThatLeavesOutARoutedColumnNamingIt() {
-    Map<String, String> source = source();
-    source.put("column.exclude.list", "writer\\.outbox\\.(payload|occurred_at)");
-
-    assertThatThrownBy(() -> build(source))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("debezium.source.column.exclude.list=")
-        .hasMessageContaining("writer.outbox.payload");
-  }
-
-  @Test
   void shouldRunHeraldsSubclassOfThePostgresConnector() {
     assertThat(build(source()).get("connector.class"))
         .isEqualTo(HeraldPostgresConnector.class.getName());
@@ -113,6 +111,50 @@ class EnginePropertiesTest {
     named.put("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
     assertThat(build(named).get("connector.class"))
         .isEqualTo(HeraldPostgresConnector.class.getName());
+  }
+
+  @Test
+  void shouldRunStockDebeziumEverywhereWhenThePatchesAreOff() {
+    Map<String, String> named = source();
+    named.put("connector.class", HeraldPostgresConnector.class.getName());
+
+    EngineProperties stock =
+        build(source(), DebeziumPatches.OFF)
+            .withStreamIdleWait(new StreamIdleWait(Duration.ofMillis(200), Duration.ofMillis(250)));
+
+    assertThat(stock.get("connector.class"))
+        .isEqualTo("io.debezium.connector.postgresql.PostgresConnector");
+    assertThat(build(named, DebeziumPatches.OFF).get("connector.class"))
+        .isEqualTo("io.debezium.connector.postgresql.PostgresConnector");
+    assertThat(stock.get("sourceinfo.struct.maker")).isNull();
+    assertThat(stock.get("topic.naming.strategy")).isNull();
+    assertThat(stock.get("database.socketFactory")).isNull();
+    assertThat(stock.get("predicates.heraldWriterOutbox.type"))
+        .isEqualTo("org.apache.kafka.connect.transforms.predicates.TopicNameMatches");
+    assertThat("herald.writer.outbox").matches(stock.get("predicates.heraldWriterOutbox.pattern"));
+    assertThat("heraldXwriterXoutbox")
+        .doesNotMatch(stock.get("predicates.heraldWriterOutbox.pattern"));
+    assertThat("herald.consumer.outbox")
+        .matches(stock.get("predicates.heraldConsumerOutbox.pattern"));
+  }
+
+  @Test
+  void shouldNameTheEngineAsTheSourceSaysSoItsOffsetsAreReadUnderThatName() {
+    Map<String, String> renamed = source();
+    renamed.put("name", "relay-eu");
+
+    assertThat(build(source()).engineName()).isEqualTo(EngineProperties.ENGINE_NAME);
+    assertThat(build(renamed).engineName()).isEqualTo("relay-eu");
+  }
+
+  @Test
+  void shouldReadTheBatchSizeAndTheHeartbeatInterval() {
+    Map<String, String> noHeartbeat = source();
+    noHeartbeat.put("heartbeat.interval.ms", "0");
+
+    assertThat(build(source()).maxBatchSize()).isEqualTo(512);
+    assertThat(build(source()).heartbeatInterval()).contains(Duration.ofSeconds(10));
+    assertThat(build(noHeartbeat).heartbeatInterval()).isEmpty();
   }
 
   @Test
@@ -130,37 +172,13 @@ class EnginePropertiesTest {
   }
 
   @Test
-  void shouldRefuseATopicNamingTheOutboxRoutersCannotMatch() {
-    Map<String, String> debeziumNaming = source();
-    debeziumNaming.put("topic.naming.strategy", EngineProperties.DEBEZIUM_TOPIC_NAMING);
-    Map<String, String> otherNaming = source();
-    otherNaming.put("topic.naming.strategy", "io.debezium.schema.DefaultTopicNamingStrategy");
-    Map<String, String> otherDelimiter = source();
-    otherDelimiter.put("topic.delimiter", "_");
-
-    assertThat(build(debeziumNaming).get("topic.naming.strategy"))
-        .isEqualTo(EngineProperties.DEBEZIUM_TOPIC_NAMING);
-    assertThatThrownBy(() -> build(otherNaming))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining(
-            "debezium.source.topic.naming.strategy=io.debezium.schema.DefaultTopicNamingStrategy"
-                + " is not allowed");
-    assertThatThrownBy(() -> build(otherDelimiter))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("debezium.source.topic.delimiter=_ is not allowed");
-  }
-
-  @Test
-  void shouldGiveTheOffsetStoreTheSinksKafkaSecurityAndRefuseASecondCopy() {
+  void shouldGiveTheOffsetStoreTheSinksKafkaSecurity() {
     Map<String, Object> client =
         Map.of(
             "bootstrap.servers", "k:9093",
             "security.protocol", "SASL_SSL",
             "sasl.mechanism", "SCRAM-SHA-512",
             "ssl.truststore.location", "/etc/herald/kafka-ca.p12");
-    Map<String, String> alsoInSource = source();
-    alsoInSource.put("security.protocol", "SASL_SSL");
-
     EngineProperties secured = build(source()).withKafkaClient(client);
 
     assertThat(secured.get("security.protocol")).isEqualTo("SASL_SSL");
@@ -169,44 +187,6 @@ class EnginePropertiesTest {
     assertThat(secured.get("bootstrap.servers"))
         .as("from relay.kafka.bootstrap-servers")
         .isEqualTo("k:9092");
-    assertThatThrownBy(() -> build(alsoInSource).withKafkaClient(client))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining(
-            "debezium.source.security.protocol: set Kafka client settings once, in"
-                + " debezium.sink.kafka.producer.security.protocol");
-  }
-
-  @Test
-  void shouldRefuseAnotherConnector() {
-    Map<String, String> source = source();
-    source.put("connector.class", "io.debezium.connector.mysql.MySqlConnector");
-
-    assertThatThrownBy(() -> build(source))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining(
-            "debezium.source.connector.class=io.debezium.connector.mysql.MySqlConnector");
-  }
-
-  @Test
-  void shouldRefuseAByteBoundOnTheQueue() {
-    Map<String, String> source = source();
-    source.put("max.queue.size.in.bytes", "1000000");
-
-    assertThatThrownBy(() -> build(source))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("debezium.source.max.queue.size.in.bytes=1000000")
-        .hasMessageContaining("debezium.source.max.queue.size");
-  }
-
-  @Test
-  void shouldRefuseABatchSizeThatIsNotAPositiveWholeNumber() {
-    Map<String, String> source = source();
-    source.put("max.batch.size", "0");
-
-    assertThatThrownBy(() -> build(source))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("debezium.source.max.batch.size=0 is not a positive whole number");
-    assertThat(build(source()).maxBatchSize()).isEqualTo(512);
   }
 
   @Test

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.herald.devstack.HeraldIntegrationTest;
 import io.herald.devstack.StackContext;
-import io.herald.relay.engine.IdleWaitSocketFactory;
+import io.herald.relay.debezium.IdleWaitSocketFactory;
 import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.DriverManager;

@@ -13,18 +13,28 @@ import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
+/**
+ * The relay's delivery contract with Herald's Debezium patches on (the shipped setting); {@link
+ * RelayDeliveryStockDebeziumIT} runs the same test on stock Debezium, so a Debezium upgrade can be
+ * tried with one switch ({@code relay.engine.debezium-patches}).
+ */
 @HeraldIntegrationTest
 class RelayDeliveryIT {
 
   private static final int EVENTS = Scale.of(10_000);
   private static final int KEYS = 50;
 
+  /** The relay settings this run adds to the shipped file. */
+  Map<String, String> relaySettings() {
+    return Map.of("relay.engine.debezium-patches", "true");
+  }
+
   @Test
   void shouldPublishEveryOutboxRowWithItsKeyAndHeadersInCommitOrderPerKey(StackContext context)
       throws Exception {
-    RelayFixture fixture = new RelayFixture(context, "delivery");
+    RelayFixture fixture = new RelayFixture(context, getClass().getSimpleName());
     OutboxRows writer = fixture.writerOutbox(KEYS);
-    try (RelayFixture.Relay relay = fixture.start();
+    try (RelayFixture.Relay relay = fixture.start(relaySettings());
         EventCollector events = fixture.collect(fixture.publicationEvents);
         EventCollector statuses = fixture.collect(fixture.deliveryEvents)) {
       long started = System.nanoTime();
@@ -38,7 +48,8 @@ class RelayDeliveryIT {
       events.awaitIds(ids, Duration.ofMinutes(4)).drain(Duration.ofSeconds(1));
       statuses.awaitIds(statusIds, Duration.ofMinutes(1));
       System.out.printf(
-          "RelayDeliveryIT: %d events (tx of 1, 10, 100 rows) delivered in %d ms, %d duplicates%n",
+          "%s: %d events (tx of 1, 10, 100 rows) delivered in %d ms, %d duplicates%n",
+          getClass().getSimpleName(),
           ids.size(),
           Duration.ofNanos(System.nanoTime() - started).toMillis(),
           events.duplicates());

@@ -2,7 +2,6 @@ package io.herald.relay.offsets;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.herald.relay.slot.Lsn;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.herald.relay.offsets.EngineOffset;
+import io.herald.relay.offsets.Lsn;
 import io.herald.relay.offsets.SlotIdentity;
 import io.herald.relay.offsets.StoredOffsets;
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package io.herald.relay.engine;
+package io.herald.relay.debezium;
 
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -10,13 +10,14 @@ import java.net.SocketException;
  * The replication connection's socket: once nothing has arrived for {@code idleAfter}, the driver's
  * one-millisecond peek waits up to {@code idleWait} for data instead.
  *
- * <p>The PostgreSQL driver's non-blocking read of a replication stream ({@code
- * PGReplicationStream.readPending}) asks whether a message is pending by setting the socket timeout
- * to 1 ms and reading; Debezium's streaming loop makes five such reads, then sleeps {@code
- * poll.interval.ms}, for as long as the stream is dry. At rest that loop is nearly all of an idle
- * relay's CPU: each peek is a timed wake-up and a {@code SocketTimeoutException} built and caught
- * inside the driver. Stretching the peek of a quiet stream makes the thread wait on the socket
- * itself, so it wakes the moment PostgreSQL sends and otherwise makes a few rounds a second.
+ * <p><b>Works around</b> (Debezium 3.6.1 with PgJDBC 42.7): the PostgreSQL driver's non-blocking
+ * read of a replication stream ({@code PGReplicationStream.readPending}) asks whether a message is
+ * pending by setting the socket timeout to 1 ms and reading; Debezium's streaming loop makes five
+ * such reads, then sleeps {@code poll.interval.ms}, for as long as the stream is dry. At rest that
+ * loop is nearly all of an idle relay's CPU: each peek is a timed wake-up and a {@code
+ * SocketTimeoutException} built and caught inside the driver. Stretching the peek of a quiet stream
+ * makes the thread wait on the socket itself, so it wakes the moment PostgreSQL sends and otherwise
+ * makes a few rounds a second.
  *
  * <p>A stream that has just carried data keeps the driver's 1 ms peeks: the driver holds its
  * connection lock during a peek, and Debezium's offset commit ({@code flushLsn}, from the engine's
@@ -28,6 +29,11 @@ import java.net.SocketException;
  * timeout, the replication status interval) is passed through unchanged and reported back as set.
  * Under TLS the driver layers its {@code SSLSocket} over this one, which hands its timeouts down
  * and reads through {@link #getInputStream}, so both still pass here ({@code IdleWaitStreamIT}).
+ *
+ * <p><b>Would let it go</b>: a Debezium streaming loop that waits on the stream (a blocking read
+ * with a timeout, or the driver's {@code read()}) instead of peeking and sleeping; with {@code
+ * relay.engine.debezium-patches=false} the driver's sockets are plain and {@code
+ * relay.stream.idle-wait} does not apply.
  */
 final class IdleWaitSocket extends Socket {
 

@@ -1,4 +1,4 @@
-package io.herald.relay.engine;
+package io.herald.relay.debezium;
 
 import java.util.Map;
 import org.apache.kafka.common.config.AbstractConfig;
@@ -11,10 +11,15 @@ import org.apache.kafka.connect.transforms.predicates.Predicate;
  * A predicate that holds for records of one topic, by name ({@code topic}): what selects each
  * outbox table's router.
  *
- * <p>Kafka's {@code TopicNameMatches} would do the same with a regular expression, matched for
- * every record by each router's predicate: a {@code Matcher} and its group arrays per test, 4 % of
- * the bytes a drain allocated and 7 % of the transform thread (JFR, BENCHMARKS.md). The change
- * topic of a table is a fixed name, so an equality test is enough.
+ * <p><b>Works around</b> (Kafka Connect 4, under Debezium 3.6.1): {@code TopicNameMatches} does the
+ * same with a regular expression, matched for every record by each router's predicate: a {@code
+ * Matcher} and its group arrays per test, a visible share of the bytes a drain allocates and of the
+ * transform thread (BENCHMARKS.md, "Relay: draining a backlog"). The change topic of a table is a
+ * fixed name, so an equality test is enough.
+ *
+ * <p><b>Would let it go</b>: Kafka Connect offering a literal topic-name predicate, or a regex
+ * match that no longer shows in the profile; with {@code relay.engine.debezium-patches=false} the
+ * routers use {@code TopicNameMatches} on the quoted name.
  *
  * <p>Immutable once configured; thread-safe.
  */

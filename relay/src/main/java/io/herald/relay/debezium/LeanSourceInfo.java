@@ -1,4 +1,4 @@
-package io.herald.relay.engine;
+package io.herald.relay.debezium;
 
 import io.debezium.config.CommonConnectorConfig;
 import io.debezium.connector.AbstractSourceInfo;
@@ -20,19 +20,24 @@ import org.slf4j.LoggerFactory;
  * The {@code source} block of the relay's change events, cut to what anything in the relay reads
  * ({@code sourceinfo.struct.maker}).
  *
- * <p>Every change event Debezium streams carries a {@code source} struct, and the outbox {@code
- * EventRouter} drops it: what reaches Kafka is the payload, the key and the headers. Debezium's
- * PostgreSQL block has 16 fields, among them a {@code sequence} rendered as a JSON array of two
- * positions and the commit time three times over; building and validating it took 15 % of the
- * streaming thread in a million-row drain (JFR, BENCHMARKS.md), on the thread that bounds the drain
- * rate. This block keeps the fields Debezium's metrics read ({@code txId}, {@code lsn}, {@code
- * xmin}, {@code ts_ms}) and the connector name, which the router reads to pick its configuration.
- * Offsets are not built from it: Debezium takes them from its offset context.
+ * <p><b>Works around</b> (Debezium 3.6.1): every change event carries a {@code source} struct, and
+ * the outbox {@code EventRouter} drops it: what reaches Kafka is the payload, the key and the
+ * headers. Debezium's PostgreSQL block ({@code PostgresSourceInfoStructMaker}) has 16 fields, among
+ * them a {@code sequence} rendered as a JSON array of two positions and the commit time three times
+ * over; building and validating it is one of the largest costs of the streaming thread, the thread
+ * that bounds the drain rate (BENCHMARKS.md, "Relay: draining a backlog"). This block keeps the
+ * fields Debezium's metrics read ({@code txId}, {@code lsn}, {@code xmin}, {@code ts_ms}) and the
+ * connector name, which the router reads to pick its configuration. Offsets are not built from it:
+ * Debezium takes them from its offset context.
  *
  * <p>{@link SourceInfo} offers the transaction id and the commit time only to its own package, so
  * they are read through method handles looked up once; if a Debezium upgrade removes them, the
  * fields stay empty (Debezium's transaction count and lag metrics then read nothing), a warning is
  * logged, and {@code LeanSourceInfoTest} fails first.
+ *
+ * <p><b>Would let it go</b>: a Debezium setting that leaves the source block out (none in 3.6.1),
+ * or a profile in which Debezium's own block no longer shows; with {@code
+ * relay.engine.debezium-patches=false} the relay runs Debezium's block ({@link DebeziumPatches}).
  *
  * <p>Stateless after {@link #init}; thread-safe.
  */

@@ -1,4 +1,4 @@
-package io.herald.relay.slot;
+package io.herald.relay.offsets;
 
 /**
  * A PostgreSQL WAL position ({@code pg_lsn}), as the unsigned 64-bit number Debezium stores in its

@@ -1,4 +1,4 @@
-package io.herald.relay.slot;
+package io.herald.relay.offsets;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.herald.relay.engine;
+package io.herald.relay.debezium;
 
 import io.debezium.connector.base.QueueProvider;
 import java.time.Duration;
@@ -20,6 +20,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * is queued: {@link #awaitAndDrain} blocks until the streaming thread enqueues an event (a
  * condition signal, no spinning) and returns what is there. Because that read does not take the
  * ChangeEventQueue's lock, this class has its own.
+ *
+ * <p><b>Works around</b> Debezium 3.6.1's queue poll, and <b>would let it go</b> with it (see
+ * {@link HeraldPostgresConnectorTask}).
  *
  * <p>Bounded by the ChangeEventQueue, which stops enqueueing at {@code max.queue.size}.
  * Thread-safe.

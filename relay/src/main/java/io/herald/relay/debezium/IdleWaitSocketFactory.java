@@ -1,4 +1,4 @@
-package io.herald.relay.engine;
+package io.herald.relay.debezium;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -17,6 +17,8 @@ import javax.net.SocketFactory;
  * sees {@code replication=database} (set by Debezium on its streaming connection) and its argument,
  * {@code socketFactoryArg}, written by {@link #argument(Duration, Duration)}: the idle wait and the
  * quiet time before it applies, in milliseconds.
+ *
+ * <p>Works around and would go with {@link IdleWaitSocket}.
  */
 public final class IdleWaitSocketFactory extends SocketFactory {
 

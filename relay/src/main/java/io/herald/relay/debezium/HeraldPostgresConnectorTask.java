@@ -1,4 +1,4 @@
-package io.herald.relay.engine;
+package io.herald.relay.debezium;
 
 import io.debezium.bean.StandardBeanNames;
 import io.debezium.bean.spi.BeanRegistry;
@@ -22,31 +22,37 @@ import org.apache.kafka.connect.source.SourceRecord;
  * Debezium's PostgreSQL task, with a poll that hands over events as soon as the streaming thread
  * queues them.
  *
- * <p>Debezium 3.6's queue poll returns only a full {@code max.batch.size} batch or, after {@code
- * poll.interval.ms}, what has gathered by then; and it spins through the last millisecond of every
- * interval. Under light load every event so waits up to one interval in the queue, and an idle
- * relay burns about a millisecond of CPU per interval. This task puts an {@link EventHandoff} under
- * the queue (through Debezium's {@code QueueProviderService}) and polls it itself while less than a
- * full batch is queued: it blocks until the first event arrives, or for one poll interval (at least
- * {@link #MIN_IDLE_WAIT}) when none does, and returns what is queued. With a full batch or more
- * queued (a backlog, or a streaming thread blocked on a full queue) it leaves the poll to Debezium,
- * whose poll also wakes a blocked streaming thread. A failure of the streaming thread is raised by
- * Debezium's poll, as before.
+ * <p><b>Works around</b> (Debezium 3.6.1): {@code ChangeEventQueue.poll} returns only a full {@code
+ * max.batch.size} batch or, after {@code poll.interval.ms}, what has gathered by then; and it spins
+ * through the last millisecond of every interval. Under light load every event so waits up to one
+ * interval in the queue, and an idle relay burns about a millisecond of CPU per interval. This task
+ * puts an {@link EventHandoff} under the queue (through Debezium's {@code QueueProviderService})
+ * and polls it itself while less than a full batch is queued: it blocks until the first event
+ * arrives, or for one poll interval (at least {@link #MIN_IDLE_WAIT}) when none does, and returns
+ * what is queued. With a full batch or more queued (a backlog, or a streaming thread blocked on a
+ * full queue) it leaves the poll to Debezium, whose poll also wakes a blocked streaming thread. A
+ * failure of the streaming thread is raised by Debezium's poll, as before.
  *
  * <p>It also takes two per-event costs out of Debezium's streaming metrics ({@link
  * StreamingMetricsTrim}).
  *
  * <p>Debezium's byte-size bound on the queue ({@code max.queue.size.in.bytes}) is accounted inside
- * its own poll, so the relay refuses it ({@link EngineProperties}); {@code max.queue.size} bounds
- * the queue.
+ * its own poll, so the relay refuses it with the patches on; {@code max.queue.size} bounds the
+ * queue.
+ *
+ * <p><b>Would let it go</b>: a Debezium whose queue poll returns as soon as an event is queued (a
+ * signal, not a timed wait for a full batch) and does not spin; then this task is only {@link
+ * StreamingMetricsTrim}'s hook. With {@code relay.engine.debezium-patches=false} the engine runs
+ * Debezium's own task.
  */
 public class HeraldPostgresConnectorTask extends PostgresConnectorTask {
 
   /**
    * Shortest wait of an idle poll. Events wake the poll at once, so the wait only sets how often an
-   * idle engine comes round to commit offsets and check for a stop: each round costs about 60 us of
-   * CPU (measured), 0.6 % of a core at every 10 ms. At 100 ms the last batch's offsets are
-   * committed at most a tenth of a second late.
+   * idle engine comes round to commit offsets and check for a stop, and each round costs CPU
+   * (measured in BENCHMARKS.md, "Relay: draining a backlog"): a round every 10 ms would show in an
+   * idle relay's cost. At 100 ms the last batch's offsets are committed at most a tenth of a second
+   * late.
    */
   static final Duration MIN_IDLE_WAIT = Duration.ofMillis(100);
 

@@ -1,4 +1,4 @@
-package io.herald.relay.engine;
+package io.herald.relay.debezium;
 
 import io.debezium.pipeline.ChangeEventSourceCoordinator;
 import io.debezium.pipeline.meters.CommonEventMeter;
@@ -17,29 +17,36 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Takes two per-event costs out of Debezium 3.6.1's streaming metrics (its JMX MBeans; the relay
- * exports its own meters).
+ * Takes two per-event costs out of Debezium's streaming metrics (its JMX MBeans; the relay exports
+ * its own meters).
+ *
+ * <p><b>Works around</b> (Debezium 3.6.1):
  *
  * <ul>
  *   <li><b>LastEvent</b>: Debezium renders a summary of every streamed event for that attribute,
  *       and its renderer builds a new Jackson {@code ObjectMapper} for each event
- *       (debezium/dbz#2492, fixed upstream after 3.6): 39 % of all bytes the relay allocated in a
- *       drain and about a fifth of the streaming thread's CPU. The event meter gets a metadata
- *       provider that renders only the event's position, {@code lsn: N} ({@link PlainSummary}):
- *       rendering the key and a position map as well still took 5 % of that thread.
+ *       (debezium/dbz#2492): the largest share of the bytes the relay allocates in a drain and a
+ *       large share of the streaming thread's CPU (BENCHMARKS.md, "Relay: draining a backlog"). The
+ *       event meter gets a metadata provider that renders only the event's position, {@code lsn: N}
+ *       ({@link PlainSummary}): rendering the key and a position map as well still showed in the
+ *       profile.
  *   <li><b>MilliSecondsBehindSource</b>: for every event Debezium allocates a lag measurement and
  *       hands it through a bounded queue to a thread of its own, which feeds statistics the relay
- *       turns off ({@code statistics.metrics.enabled=false}); measured, that thread alone used 2.1
- *       CPU seconds per million events, besides the hand-off on the streaming thread, and a full
- *       queue logs a warning per event. The streaming meter gets a metadata provider without event
- *       timestamps ({@link NoEventTimestamp}), so no measurement is made; that attribute then reads
- *       -1. The relay's own {@code herald_relay_last_event_age_seconds} is unaffected.
+ *       turns off ({@code statistics.metrics.enabled=false}); that thread costs CPU per event
+ *       besides the hand-off on the streaming thread, and a full queue logs a warning per event.
+ *       The streaming meter gets a metadata provider without event timestamps ({@link
+ *       NoEventTimestamp}), so no measurement is made; that attribute then reads -1. The relay's
+ *       own {@code herald_relay_last_event_age_seconds} is unaffected.
  * </ul>
  *
  * <p>Debezium offers no setting for either and builds the metrics inside the task's {@code start},
  * so {@link #apply} swaps the providers by reflection on fields of this Debezium version. If an
  * upgrade moves them it logs a warning and leaves Debezium's behaviour (and {@code
  * StreamingMetricsTrimTest} fails, so the build says so first).
+ *
+ * <p><b>Would let it go</b>: a Debezium release with the dbz#2492 fix (after 3.6) for LastEvent,
+ * and a setting that turns the per-event lag measurement off (none in 3.6.1) for the other; with
+ * {@code relay.engine.debezium-patches=false} the metrics are Debezium's own.
  */
 final class StreamingMetricsTrim {
 

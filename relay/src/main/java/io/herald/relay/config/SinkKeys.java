@@ -1,0 +1,109 @@
+package io.herald.relay.config;
+
+import io.herald.config.ConfigDef;
+import io.herald.config.ConfigKey;
+import io.herald.config.ConfigProblems;
+import io.herald.config.ConfigType;
+import io.herald.config.ConfigValues;
+import io.herald.config.Durations;
+import io.herald.config.Validator;
+import io.herald.relay.sink.KafkaBatchSink;
+import io.herald.relay.sink.SendRetry;
+import java.time.Duration;
+
+/**
+ * The sink's keys under a prefix ({@code relay.sink}): {@code retry.initial-backoff}, {@code
+ * retry.max-backoff}, {@code retry.give-up-after}, read into {@link SendRetry}, and {@code
+ * batches-in-flight}, read into {@link KafkaBatchSink.Pipelining}. Immutable and thread-safe.
+ */
+public final class SinkKeys {
+
+  private final ConfigKey<Duration> initialBackoff;
+  private final ConfigKey<Duration> maxBackoff;
+  private final ConfigKey<Duration> giveUpAfter;
+  private final ConfigKey<Integer> batchesInFlight;
+
+  private SinkKeys(ConfigDef.Builder def, String prefix) {
+    initialBackoff =
+        def.define(
+            ConfigKey.optional(
+                    prefix + ".retry.initial-backoff",
+                    ConfigType.DURATION,
+                    Duration.ofMillis(500),
+                    "First wait before re-sending a batch Kafka failed with a retriable error (after the producer's own delivery.timeout.ms); doubles up to "
+                        + prefix
+                        + ".retry.max-backoff.")
+                .validatedBy(Validator.atLeast(Duration.ofMillis(1))));
+    maxBackoff =
+        def.define(
+            ConfigKey.optional(
+                    prefix + ".retry.max-backoff",
+                    ConfigType.DURATION,
+                    Duration.ofSeconds(30),
+                    "Longest wait between re-sends of a failed batch.")
+                .validatedBy(Validator.atLeast(Duration.ofMillis(1))));
+    giveUpAfter =
+        def.define(
+            ConfigKey.optional(
+                    prefix + ".retry.give-up-after",
+                    ConfigType.DURATION,
+                    Duration.ofMinutes(10),
+                    "How long a batch keeps being re-sent before the relay stops (exit 1, nothing committed past the unacknowledged record) so its supervisor or a standby takes over.")
+                .validatedBy(Validator.atLeast(Duration.ofSeconds(1))));
+    batchesInFlight =
+        def.define(
+            ConfigKey.optional(
+                    prefix + ".batches-in-flight",
+                    ConfigType.INT,
+                    2,
+                    "Full engine batches the sink may leave unacknowledged while the engine prepares the next (0 waits for every acknowledgement first). Records are still marked for the offset commit only once acknowledged; a crash may re-send up to this many more batches.")
+                .validatedBy(Validator.between(0, 16)));
+  }
+
+  /** Defines the keys under {@code prefix} in {@code def}. */
+  public static SinkKeys define(ConfigDef.Builder def, String prefix) {
+    return new SinkKeys(def, prefix);
+  }
+
+  /** Records the contradictions between these keys. */
+  void validate(ConfigValues values, ConfigProblems problems) {
+    Duration initial = values.get(initialBackoff);
+    Duration max = values.get(maxBackoff);
+    if (max.compareTo(initial) < 0) {
+      problems.contradiction(
+          values.fullName(maxBackoff),
+          Durations.format(max),
+          "is shorter than",
+          values.fullName(initialBackoff),
+          Durations.format(initial),
+          null);
+    }
+  }
+
+  /** The re-send policy read from {@code values}. */
+  public SendRetry retry(ConfigValues values) {
+    return new SendRetry(
+        values.get(initialBackoff), values.get(maxBackoff), values.get(giveUpAfter));
+  }
+
+  /** The pipelining read from {@code values}, for the engine's {@code max.batch.size}. */
+  public KafkaBatchSink.Pipelining pipelining(ConfigValues values, int fullBatchSize) {
+    return new KafkaBatchSink.Pipelining(fullBatchSize, values.get(batchesInFlight));
+  }
+
+  public ConfigKey<Duration> initialBackoff() {
+    return initialBackoff;
+  }
+
+  public ConfigKey<Duration> maxBackoff() {
+    return maxBackoff;
+  }
+
+  public ConfigKey<Duration> giveUpAfter() {
+    return giveUpAfter;
+  }
+
+  public ConfigKey<Integer> batchesInFlight() {
+    return batchesInFlight;
+  }
+}
