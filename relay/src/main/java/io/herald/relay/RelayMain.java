@@ -71,8 +71,7 @@ public final class RelayMain {
     lifecycle.register(
         "ops server",
         OpsServer.builder("relay", registry)
-            .host(config.opsHost())
-            .port(config.opsPort())
+            .endpoint(config.ops())
             .healthCheck(health.relay())
             .healthCheck(health.slotLag())
             .start());

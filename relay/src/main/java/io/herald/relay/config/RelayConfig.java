@@ -19,6 +19,8 @@ import io.herald.relay.sink.KafkaBatchSink;
 import io.herald.relay.sink.SendRetry;
 import io.herald.relay.slot.SlotLagMonitor;
 import io.herald.runtime.db.DatabaseConfig;
+import io.herald.runtime.ops.OpsEndpoint;
+import io.herald.runtime.ops.OpsKeys;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -41,21 +43,8 @@ public final class RelayConfig extends ProcessConfig {
 
   private static final ConfigDef.Builder KEYS = ConfigDef.builder("relay");
 
-  public static final ConfigKey<String> OPS_HOST =
-      KEYS.define(
-          ConfigKey.optional(
-              "relay.ops.host",
-              ConfigType.STRING,
-              "0.0.0.0",
-              "Interface /health and /metrics bind to."));
-  public static final ConfigKey<Integer> OPS_PORT =
-      KEYS.define(
-          ConfigKey.optional(
-                  "relay.ops.port",
-                  ConfigType.INT,
-                  8082,
-                  "Port of /health and /metrics (0 = any free port).")
-              .validatedBy(Validator.port()));
+  private static final OpsKeys OPS =
+      OpsKeys.define(KEYS, "relay.ops", 8082, "Port of /health and /metrics (0 = any free port).");
 
   /** {@code relay.standby.*}: the leader lock. */
   public static final StandbyKeys STANDBY = StandbyKeys.define(KEYS, "relay.standby");
@@ -172,6 +161,7 @@ public final class RelayConfig extends ProcessConfig {
 
   private static final Duration DATABASE_CONNECT_TIMEOUT = Duration.ofSeconds(10);
 
+  private final OpsEndpoint ops;
   private final Map<String, Object> producer;
   private final EngineProperties engine;
   private final LeaderLock.Settings standby;
@@ -206,6 +196,7 @@ public final class RelayConfig extends ProcessConfig {
     validate(values, source, idleWait, problems);
     EngineChecks.check(engine, source, transforms, predicates, kafkaClient, problems);
     problems.throwIfAny();
+    this.ops = OPS.read(values);
     this.standby = STANDBY.read(values);
     this.sendRetry = SINK.retry(values);
     this.pipelining = SINK.pipelining(values, engine.maxBatchSize());
@@ -306,12 +297,9 @@ public final class RelayConfig extends ProcessConfig {
     }
   }
 
-  public String opsHost() {
-    return get(OPS_HOST);
-  }
-
-  public int opsPort() {
-    return get(OPS_PORT);
+  /** Where /health and /metrics are served ({@code relay.ops.*}). */
+  public OpsEndpoint ops() {
+    return ops;
   }
 
   /** The embedded engine's properties, checked. Holds secrets. */

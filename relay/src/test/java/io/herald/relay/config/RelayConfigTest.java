@@ -37,7 +37,7 @@ class RelayConfigTest {
 
     Map<String, String> source = config.values().passThrough(RelayConfig.DEBEZIUM_SOURCE);
 
-    assertEquals(8082, config.opsPort());
+    assertEquals(8082, config.ops().port());
     assertEquals("localhost:9092", config.producer().get("bootstrap.servers"));
     assertEquals(List.of(), config.get(RelayConfig.DEBEZIUM_TRANSFORMS));
     assertEquals(
