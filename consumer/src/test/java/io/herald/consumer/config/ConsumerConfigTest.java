@@ -7,9 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.herald.config.ConfigException;
 import io.herald.config.ConfigSource;
+import io.herald.consumer.destination.DestinationConfig;
 import io.herald.devstack.ShippedConfig;
 import io.herald.runtime.inbox.InboxLoop;
 import java.io.IOException;
+import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -28,12 +30,12 @@ class ConsumerConfigTest {
   void shouldParseTheShippedPropertyFile() {
     ConsumerConfig config = ConsumerConfig.load(SHIPPED.file(), Map.of());
 
-    assertEquals(8083, config.opsPort());
-    assertEquals("herald-consumer", config.groupId());
-    assertEquals(Duration.ofMinutes(2), config.lease());
+    assertEquals(8083, config.ops().port());
+    assertEquals("herald-consumer", config.inbox().groupId());
+    assertEquals(Duration.ofMinutes(2), config.dispatch().lease());
     assertEquals("false", InboxLoop.consumerProperties(config.inbox()).get("enable.auto.commit"));
     assertEquals(2, config.destinations().size());
-    ConsumerConfig.Destination a = config.destinations().get("dest-a");
+    DestinationConfig a = config.destinations().get("dest-a");
     assertTrue(a.idempotencyKeySupported());
     assertEquals(Duration.ofSeconds(30), a.readTimeout());
     assertEquals(Optional.empty(), a.authToken());
@@ -94,7 +96,7 @@ class ConsumerConfigTest {
             SHIPPED.file(),
             Map.of("HERALD_CONSUMER_DESTINATIONS_DEST_C_BASE_URL", "https://c.example"));
 
-    assertEquals("https://c.example", config.destinations().get("dest-c").baseUrl());
+    assertEquals(URI.create("https://c.example"), config.destinations().get("dest-c").baseUrl());
   }
 
   @Test
@@ -158,6 +160,73 @@ class ConsumerConfigTest {
     assertTrue(
         e.getMessage().contains("consumer.destinations.dest-b.read-timeout: invalid value '30'"),
         e.getMessage());
+  }
+
+  /** Moved from the dispatcher, which no longer checks it: the configuration does, once. */
+  @Test
+  void shouldRefuseALeaseThatDoesNotOutlastTheCallItCovers() throws IOException {
+    Map<String, String> props = SHIPPED.properties();
+    props.put("consumer.dispatch.lease", "35s");
+
+    ConfigException e = fails(props);
+
+    assertTrue(
+        e.getMessage()
+            .contains(
+                "consumer.dispatch.lease=35s is not longer than"
+                    + " consumer.destinations.dest-b.connect-timeout=5s"
+                    + " + consumer.destinations.dest-b.read-timeout=30s"),
+        e.getMessage());
+  }
+
+  @Test
+  void shouldBuildTheComponentRecordsFromTheirKeys() throws IOException {
+    Map<String, String> props = SHIPPED.properties();
+    props.put("consumer.ops.host", "0.0.0.0");
+    props.put("consumer.capture.slot", "other_slot");
+    props.put("consumer.topics.dlq", "dead");
+    props.put("kafka.producer.linger.ms", "5");
+    props.put("consumer.dispatch.owner", "instance-1");
+    props.put("consumer.dispatch.pool-size", "3");
+    props.put("consumer.dispatch.backoff-base", "2s");
+    props.put("consumer.reconcile.grace-period", "45s");
+    props.put("consumer.outbox.keep-days", "3");
+    props.put("consumer.outbox.purge-batch-size", "50");
+
+    ConsumerConfig config = ConsumerConfig.from(ConfigSource.of(props, Map.of()));
+
+    assertEquals("0.0.0.0", config.ops().host());
+    assertEquals("other_slot", config.capture().slot());
+    assertEquals("dead", config.deadLetters().topic());
+    assertEquals(Map.of("linger.ms", "5"), config.deadLetters().producerOverrides());
+    assertEquals("instance-1", config.dispatch().owner());
+    assertEquals(3, config.dispatch().poolSize());
+    assertEquals(Duration.ofSeconds(2), config.dispatch().backoffBase());
+    assertEquals(Duration.ofSeconds(45), config.reconcile().gracePeriod());
+    assertEquals(Duration.ofDays(3), config.retention().outboxRetention());
+    assertEquals(50, config.retention().purgeBatchSize());
+    assertEquals(Duration.ofDays(14), config.retention().inboxRetention());
+    assertEquals(
+        URI.create("http://localhost:8090/dest-b"), config.destinations().get("dest-b").baseUrl());
+  }
+
+  @Test
+  void shouldKeepNoOutboxRowWhenRetentionIsDeleteImmediately() throws IOException {
+    Map<String, String> props = SHIPPED.properties();
+    props.put("consumer.outbox.retention", "delete-immediately");
+
+    assertEquals(
+        Duration.ZERO,
+        ConsumerConfig.from(ConfigSource.of(props, Map.of())).retention().outboxRetention());
+  }
+
+  @Test
+  void shouldNameClaimsAfterHostAndProcessWhenNoOwnerIsSet() {
+    ConsumerConfig config = ConsumerConfig.load(SHIPPED.file(), Map.of());
+
+    assertTrue(
+        config.dispatch().owner().endsWith(":" + ProcessHandle.current().pid()),
+        config.dispatch().owner());
   }
 
   @Test
