@@ -5,6 +5,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.MatchResult;
+import java.util.regex.Pattern;
 
 /**
  * Every key one process understands: plain keys, key groups and pass-through prefixes. Built once
@@ -23,6 +27,7 @@ public final class ConfigDef {
   private final List<ConfigKey<?>> keys;
   private final List<ConfigGroup> groups;
   private final Map<String, String> passThrough;
+  private final Pattern keyLike;
 
   private ConfigDef(Builder builder) {
     this.process = builder.process;
@@ -30,6 +35,7 @@ public final class ConfigDef {
     this.groups = List.copyOf(builder.groups);
     this.passThrough =
         java.util.Collections.unmodifiableMap(new LinkedHashMap<>(builder.passThrough));
+    this.keyLike = keyLike(namespaces());
   }
 
   /** A builder for the keys of {@code process} (used in messages). */
@@ -58,6 +64,71 @@ public final class ConfigDef {
   /** Pass-through prefixes (ending with {@code .}) and their documentation. */
   public Map<String, String> passThroughPrefixes() {
     return passThrough;
+  }
+
+  /**
+   * The names in {@code message} that look like keys of this process but are not defined. A name
+   * looks like a key when it is a word starting with one of the process's namespaces (the first
+   * segment of its keys, groups and pass-through prefixes: {@code consumer.}, {@code kafka.}); it
+   * is defined when it is a plain key, a group member of any instance ({@code
+   * consumer.destinations.<name>.base-url} and {@code .<name>.*} too), a pass-through prefix or a
+   * name under one ({@code kafka.consumer.group.id}, {@code kafka.consumer.*}). An error message
+   * that sends its reader to a key that does not exist is worse than none: each process's config
+   * test builds bad configurations and checks every message with this.
+   */
+  public List<String> undefinedKeysIn(String message) {
+    return keyLike
+        .matcher(message)
+        .results()
+        .map(MatchResult::group)
+        .filter(name -> !defines(name))
+        .toList();
+  }
+
+  /** Whether {@code name} is a key of this process (see {@link #undefinedKeysIn}). */
+  public boolean defines(String name) {
+    if (keys.stream().anyMatch(k -> k.name().equals(name))) {
+      return true;
+    }
+    for (ConfigGroup group : groups) {
+      String start = group.prefix() + ".";
+      int memberStart = name.indexOf('.', start.length());
+      if (name.startsWith(start) && memberStart > start.length()) {
+        String member = name.substring(memberStart + 1);
+        if (member.equals("*") || group.find(member).isPresent()) {
+          return true;
+        }
+      }
+    }
+    return passThrough.keySet().stream()
+        .anyMatch(prefix -> name.startsWith(prefix) || prefix.equals(name + "."));
+  }
+
+  private Set<String> namespaces() {
+    Set<String> namespaces = new TreeSet<>();
+    keys.forEach(k -> namespaces.add(firstSegment(k.name())));
+    groups.forEach(g -> namespaces.add(firstSegment(g.prefix())));
+    passThrough.keySet().forEach(p -> namespaces.add(firstSegment(p)));
+    return namespaces;
+  }
+
+  private static String firstSegment(String name) {
+    int dot = name.indexOf('.');
+    return dot < 0 ? name : name.substring(0, dot);
+  }
+
+  /**
+   * A word (not inside another word, a URL, or a value after {@code =} or {@code '}) of key
+   * characters, starting with a namespace and its dot, ending in a character a key can end with
+   * (not a sentence's full stop).
+   */
+  private static Pattern keyLike(Set<String> namespaces) {
+    StringBuilder alternatives = new StringBuilder();
+    for (String namespace : namespaces) {
+      alternatives.append(alternatives.isEmpty() ? "" : "|").append(Pattern.quote(namespace));
+    }
+    return Pattern.compile(
+        "(?<![A-Za-z0-9_.<>*/:='-])(?:" + alternatives + ")\\.[A-Za-z0-9_.<>*-]*[A-Za-z0-9_>*]");
   }
 
   /**

@@ -8,7 +8,6 @@ import io.herald.consumer.delivery.DeliveryViews;
 import io.herald.consumer.delivery.StatusEvents;
 import io.herald.consumer.destination.Destination;
 import io.herald.consumer.destination.DestinationClient;
-import io.herald.consumer.destination.DestinationConfig;
 import io.herald.consumer.dispatch.Backoff;
 import io.herald.consumer.dispatch.DispatchSettings;
 import io.herald.consumer.dispatch.Dispatcher;
@@ -20,14 +19,12 @@ import io.herald.consumer.reconcile.OperatorActions;
 import io.herald.consumer.reconcile.ReconcileSettings;
 import io.herald.consumer.reconcile.Reconciler;
 import io.herald.consumer.retention.RetentionPurger;
-import io.herald.consumer.retention.RetentionSettings;
 import io.herald.runtime.db.Databases;
 import io.herald.runtime.inbox.InboxLoop;
 import io.herald.runtime.metrics.Metrics;
 import io.herald.runtime.ops.HealthCheck;
 import io.herald.runtime.ops.OpsServer;
 import io.herald.runtime.process.ProcessLifecycle;
-import io.herald.schema.CaptureSettings;
 import io.herald.schema.HeraldSchema;
 import io.herald.schema.SchemaMigrator;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -77,56 +74,34 @@ public final class HeraldConsumer implements AutoCloseable {
           lifecycle.register(
               "database pool", Databases.pool("consumer", config.database(), registry));
       if (config.migrateOnStart()) {
-        SchemaMigrator.migrate(
-            pool,
-            HeraldSchema.CONSUMER,
-            new CaptureSettings(config.capturePublication(), config.captureSlot()));
+        SchemaMigrator.migrate(pool, HeraldSchema.CONSUMER, config.capture());
       }
       UuidV7 ids = new UuidV7(clock, RandomGenerator.getDefault());
-      deliveries = new Deliveries(pool, new StatusEvents(clock, ids, outboxRetention(config)));
+      deliveries =
+          new Deliveries(pool, new StatusEvents(clock, ids, config.retention().outboxRetention()));
       deliveryViews = new DeliveryViews(pool);
       Map<String, Destination> clients = new LinkedHashMap<>();
-      for (ConsumerConfig.Destination destination : config.destinations().values()) {
-        DestinationClient client =
-            new DestinationClient(
-                destinationConfig(config, destination),
-                Executors.newVirtualThreadPerTaskExecutor());
-        clients.put(destination.name(), client);
-      }
-      DispatchSettings dispatch =
-          new DispatchSettings(
-              config.dispatchOwner(),
-              config.lease(),
-              config.dispatchPollInterval(),
-              config.maxAttempts(),
-              config.backoffBase(),
-              config.backoffMax(),
-              config.shutdownGrace());
-      ReconcileSettings reconcile =
-          new ReconcileSettings(
-              config.reconciliationInterval(), config.reconcileBatchSize(), config.lookupRetry());
-      DeliveryPolicy policy = policy(dispatch, reconcile);
+      config
+          .destinations()
+          .forEach(
+              (name, destination) ->
+                  clients.put(
+                      name,
+                      new DestinationClient(
+                          destination, Executors.newVirtualThreadPerTaskExecutor())));
+      DispatchSettings dispatch = config.dispatch();
+      DeliveryPolicy policy = policy(dispatch, config.reconcile());
       operatorActions = new OperatorActions(deliveries, policy, ids);
 
-      RetentionPurger purger =
-          new RetentionPurger(
-              pool,
-              new RetentionSettings(
-                  config.inboxRetention(),
-                  config.deliveryRetention(),
-                  outboxRetention(config),
-                  config.purgeInterval(),
-                  config.outboxPurgeBatchSize()),
-              metrics);
-      reconciler = new Reconciler(deliveries, clients, dispatch, reconcile, policy, metrics);
-      Dispatcher dispatcher =
-          new Dispatcher(
-              deliveries, clients, dispatch, config.dispatcherPoolSize(), policy, metrics);
+      RetentionPurger purger = new RetentionPurger(pool, config.retention(), metrics);
+      reconciler =
+          new Reconciler(deliveries, clients, dispatch, config.reconcile(), policy, metrics);
+      Dispatcher dispatcher = new Dispatcher(deliveries, clients, dispatch, policy, metrics);
       PublicationListener listener =
           new PublicationListener(
               config.inbox(),
-              config.dlqTopic(),
-              config.kafkaProducer(),
+              config.deadLetters().topic(),
+              config.deadLetters().producerOverrides(),
               deliveries,
               ids,
               clock,
@@ -136,8 +111,7 @@ public final class HeraldConsumer implements AutoCloseable {
 
       OpsServer.Builder opsBuilder =
           OpsServer.builder("consumer", registry)
-              .host(config.opsHost())
-              .port(config.opsPort())
+              .endpoint(config.ops())
               .healthCheck(Databases.healthCheck("database", pool))
               .healthCheck(
                   HealthCheck.of(
@@ -153,8 +127,7 @@ public final class HeraldConsumer implements AutoCloseable {
                   loopCheck(
                       "reconciler",
                       () ->
-                          reconciler.healthy(
-                              HEALTH_SILENCE.plus(config.reconciliationInterval()))));
+                          reconciler.healthy(HEALTH_SILENCE.plus(config.reconcile().interval()))));
       config
           .operatorToken()
           .ifPresent(
@@ -214,31 +187,11 @@ public final class HeraldConsumer implements AutoCloseable {
     lifecycle.close();
   }
 
-  static DestinationConfig destinationConfig(
-      ConsumerConfig config, ConsumerConfig.Destination destination) {
-    return new DestinationConfig(
-        destination.name(),
-        URI.create(destination.baseUrl()),
-        destination.idempotencyKeySupported(),
-        destination.lookupSupported(),
-        destination.connectTimeout(),
-        destination.readTimeout(),
-        config.reconciliationGracePeriod(),
-        destination.concurrency(),
-        destination.authToken().orElse(null));
-  }
-
   /** The one delivery policy the dispatcher, the reconciler and the operator actions share. */
   static DeliveryPolicy policy(DispatchSettings dispatch, ReconcileSettings reconcile) {
     Backoff backoff =
-        new Backoff(dispatch.backoffInitial(), dispatch.backoffMax(), RandomGenerator.getDefault());
+        new Backoff(dispatch.backoffBase(), dispatch.backoffMax(), RandomGenerator.getDefault());
     return new DeliveryPolicy(dispatch.maxAttempts(), reconcile.lookupRetry(), backoff::delay);
-  }
-
-  private static Duration outboxRetention(ConsumerConfig config) {
-    return config.outboxRetention() == ConsumerConfig.OutboxRetention.DELETE_IMMEDIATELY
-        ? Duration.ZERO
-        : Duration.ofDays(config.outboxKeepDays());
   }
 
   private static HealthCheck loopCheck(String name, java.util.function.BooleanSupplier healthy) {

@@ -10,27 +10,48 @@ import io.herald.config.ConfigSource;
 import io.herald.config.ConfigType;
 import io.herald.config.ConfigValues;
 import io.herald.config.Durations;
-import io.herald.config.EffectiveConfig;
 import io.herald.config.ProcessConfig;
 import io.herald.config.Validator;
+import io.herald.consumer.destination.DestinationConfig;
+import io.herald.consumer.dispatch.DispatchSettings;
+import io.herald.consumer.reconcile.ReconcileSettings;
+import io.herald.consumer.retention.RetentionSettings;
 import io.herald.runtime.db.DatabaseConfig;
 import io.herald.runtime.db.DatabaseKeys;
 import io.herald.runtime.inbox.InboxSettings;
+import io.herald.runtime.ops.OpsEndpoint;
+import io.herald.runtime.ops.OpsKeys;
+import io.herald.schema.CaptureSettings;
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
  * The consumer's configuration, parsed once from {@code connect-config/consumer.properties} plus
  * {@code HERALD_*} environment overrides (mapping: {@link ConfigSource}). {@code kafka.consumer.*}
- * and {@code kafka.producer.*} pass through to the Kafka clients. Immutable and thread-safe.
+ * and {@code kafka.producer.*} pass through to the Kafka clients; a setting Herald owns there is
+ * refused, naming it. Immutable and thread-safe.
  *
- * <p>To add a key, define one constant below (before {@code DEF}); read it with {@link
- * #get(ConfigKey)} or add a typed accessor. Destination keys are members of {@link #DESTINATIONS}.
+ * <p>Each key is defined once below and read once, in the constructor, into the record of the
+ * component that uses it ({@link #dispatch()} for the dispatcher, {@link #destinations()} for the
+ * destination clients, ...); record fields are named after their keys, and the records check only
+ * for nulls: every range and contradiction is checked here, once. To add a key: define one constant
+ * (before {@code DEF}), read it into its component's record, document it in the shipped property
+ * file (a test checks it), and name it in any message about it (a test checks every key a message
+ * names).
+ *
+ * <pre>{@code
+ * ConsumerConfig config = ConsumerConfig.load(Path.of("connect-config/consumer.properties"), System.getenv());
+ * log.info("{}", config.effective());
+ * }</pre>
  */
 public final class ConsumerConfig extends ProcessConfig {
 
@@ -42,56 +63,30 @@ public final class ConsumerConfig extends ProcessConfig {
     KEEP
   }
 
-  /** One destination API, from {@code consumer.destinations.<name>.*}. */
-  public record Destination(
-      String name,
-      String baseUrl,
-      boolean idempotencyKeySupported,
-      boolean lookupSupported,
-      Duration connectTimeout,
-      Duration readTimeout,
-      int concurrency,
-      Optional<String> authToken) {
+  /**
+   * Where records the consumer cannot use go.
+   *
+   * @param topic {@code consumer.topics.dlq}
+   * @param producerOverrides {@code kafka.producer.*}, prefix stripped; never a setting Herald owns
+   *     (the configuration refuses those). Holds secrets: never shown
+   */
+  public record DeadLetters(String topic, Map<String, String> producerOverrides) {
+    public DeadLetters {
+      Objects.requireNonNull(topic, "topic");
+      producerOverrides = Map.copyOf(producerOverrides);
+    }
 
     @Override
     public String toString() {
-      return "Destination["
-          + name
-          + ", "
-          + EffectiveConfig.maskEmbedded(baseUrl)
-          + ", idempotencyKeySupported="
-          + idempotencyKeySupported
-          + ", lookupSupported="
-          + lookupSupported
-          + ", connectTimeout="
-          + Durations.format(connectTimeout)
-          + ", readTimeout="
-          + Durations.format(readTimeout)
-          + ", concurrency="
-          + concurrency
-          + ", authToken="
-          + (authToken.isPresent() ? "****" : "(none)")
-          + "]";
+      return "DeadLetters[" + topic + "]";
     }
   }
 
   private static final ConfigDef.Builder KEYS = ConfigDef.builder("consumer");
 
-  public static final ConfigKey<String> OPS_HOST =
-      KEYS.define(
-          ConfigKey.optional(
-              "consumer.ops.host",
-              ConfigType.STRING,
-              "0.0.0.0",
-              "Interface /health and /metrics bind to."));
-  public static final ConfigKey<Integer> OPS_PORT =
-      KEYS.define(
-          ConfigKey.optional(
-                  "consumer.ops.port",
-                  ConfigType.INT,
-                  8083,
-                  "Port of /health and /metrics (0 = any free port).")
-              .validatedBy(Validator.port()));
+  private static final OpsKeys OPS =
+      OpsKeys.define(
+          KEYS, "consumer.ops", 8083, "Port of /health and /metrics (0 = any free port).");
 
   private static final DatabaseKeys DB = DatabaseKeys.define(KEYS, "consumer.db");
 
@@ -382,53 +377,120 @@ public final class ConsumerConfig extends ProcessConfig {
   private static final List<String> DEAD_LETTER_OWNED =
       List.of("acks", "enable.idempotence", "key.serializer", "value.serializer");
 
-  /** How long the listener's poll waits for records. */
+  /** How long the listener's poll waits for records; not a setting (it bounds the close delay). */
   private static final Duration LISTENER_POLL_TIMEOUT = Duration.ofMillis(500);
 
-  /** Pause after a failed intake batch before it is read again. */
+  /** Pause after a failed intake batch before it is read again; not a setting. */
   private static final Duration LISTENER_FAILURE_BACKOFF = Duration.ofSeconds(2);
 
   /** No poll or broker contact for this long marks the listener down on /health. */
   public static final Duration LISTENER_MAX_SILENCE = Duration.ofMinutes(2);
 
+  private final OpsEndpoint ops;
+  private final Optional<String> operatorToken;
   private final DatabaseConfig database;
-  private final Map<String, Destination> destinations;
+  private final boolean migrateOnStart;
+  private final CaptureSettings capture;
   private final InboxSettings inbox;
+  private final DeadLetters deadLetters;
+  private final DispatchSettings dispatch;
+  private final ReconcileSettings reconcile;
+  private final RetentionSettings retention;
+  private final Map<String, DestinationConfig> destinations;
 
   private ConsumerConfig(ConfigValues values) {
     super(values);
+    this.destinations = readDestinations(values);
+    validate(values, destinations);
+    this.ops = OPS.read(values);
+    this.operatorToken = values.find(OPS_OPERATOR_TOKEN);
     this.database = DB.read(values);
-    Map<String, Destination> map = new LinkedHashMap<>();
+    this.migrateOnStart = values.get(DB_MIGRATE_ON_START);
+    this.capture = new CaptureSettings(values.get(CAPTURE_PUBLICATION), values.get(CAPTURE_SLOT));
+    this.inbox = readInbox(values);
+    this.deadLetters = new DeadLetters(values.get(TOPIC_DLQ), values.passThrough(KAFKA_PRODUCER));
+    this.dispatch = readDispatch(values);
+    this.reconcile =
+        new ReconcileSettings(
+            values.get(RECONCILE_GRACE_PERIOD),
+            values.get(RECONCILE_INTERVAL),
+            values.get(RECONCILE_BATCH_SIZE),
+            values.get(RECONCILE_LOOKUP_RETRY));
+    this.retention = readRetention(values);
+  }
+
+  private static Map<String, DestinationConfig> readDestinations(ConfigValues values) {
+    Map<String, DestinationConfig> destinations = new LinkedHashMap<>();
     values
         .group(DESTINATIONS)
         .forEach(
             (name, v) ->
-                map.put(
+                destinations.put(
                     name,
-                    new Destination(
+                    new DestinationConfig(
                         name,
-                        v.get(DESTINATION_BASE_URL),
+                        URI.create(v.get(DESTINATION_BASE_URL)),
                         v.get(DESTINATION_IDEMPOTENCY_KEY_SUPPORTED),
                         v.get(DESTINATION_LOOKUP_SUPPORTED),
                         v.get(DESTINATION_CONNECT_TIMEOUT),
                         v.get(DESTINATION_READ_TIMEOUT),
                         v.get(DESTINATION_CONCURRENCY),
                         v.find(DESTINATION_AUTH_TOKEN))));
-    this.destinations = Collections.unmodifiableMap(map);
-    validate();
-    this.inbox =
-        new InboxSettings(
-            "publication events",
-            kafkaBootstrapServers(),
-            publicationEventsTopic(),
-            groupId(),
-            "herald-consumer-" + groupId(),
-            null,
-            LISTENER_POLL_TIMEOUT,
-            LISTENER_FAILURE_BACKOFF,
-            LISTENER_MAX_SILENCE,
-            "herald.consumer.listener",
-            kafkaConsumer());
+    return Collections.unmodifiableMap(destinations);
+  }
+
+  private static InboxSettings readInbox(ConfigValues values) {
+    String groupId = values.get(KAFKA_GROUP_ID);
+    return new InboxSettings(
+        "publication events",
+        values.get(KAFKA_BOOTSTRAP_SERVERS),
+        values.get(TOPIC_PUBLICATION_EVENTS),
+        groupId,
+        "herald-consumer-" + groupId,
+        null,
+        LISTENER_POLL_TIMEOUT,
+        LISTENER_FAILURE_BACKOFF,
+        LISTENER_MAX_SILENCE,
+        "herald.consumer.listener",
+        values.passThrough(KAFKA_CONSUMER));
+  }
+
+  private static DispatchSettings readDispatch(ConfigValues values) {
+    return new DispatchSettings(
+        values.find(DISPATCH_OWNER).filter(o -> !o.isBlank()).orElseGet(ConsumerConfig::hostAndPid),
+        values.get(DISPATCH_POOL_SIZE),
+        values.get(DISPATCH_LEASE),
+        values.get(DISPATCH_MAX_ATTEMPTS),
+        values.get(DISPATCH_BACKOFF_BASE),
+        values.get(DISPATCH_BACKOFF_MAX),
+        values.get(DISPATCH_POLL_INTERVAL),
+        values.get(DISPATCH_SHUTDOWN_GRACE));
+  }
+
+  /** The claim owner name of an instance without {@code consumer.dispatch.owner}. */
+  private static String hostAndPid() {
+    String host;
+    try {
+      host = InetAddress.getLocalHost().getHostName();
+    } catch (UnknownHostException e) {
+      // Only a name in claims and logs; the pid still tells instances on one host apart.
+      host = "unknown-host";
+    }
+    return host + ":" + ProcessHandle.current().pid();
+  }
+
+  /** The outbox is purged after keep-days when kept; a deleted-at-once row has age 0. */
+  private static RetentionSettings readRetention(ConfigValues values) {
+    Duration outbox =
+        values.get(OUTBOX_RETENTION) == OutboxRetention.DELETE_IMMEDIATELY
+            ? Duration.ZERO
+            : Duration.ofDays(values.get(OUTBOX_KEEP_DAYS));
+    return new RetentionSettings(
+        values.get(INBOX_RETENTION),
+        values.get(DELIVERY_RETENTION),
+        outbox,
+        values.get(PURGE_INTERVAL),
+        values.get(OUTBOX_PURGE_BATCH_SIZE));
   }
 
   /** Reads {@code file} with {@code env} overrides ({@code System.getenv()} in production). */
@@ -450,23 +512,26 @@ public final class ConsumerConfig extends ProcessConfig {
     return DEF;
   }
 
-  private void validate() {
+  /** The cross-field checks; each key's own rule was checked when it was read. */
+  private static void validate(ConfigValues values, Map<String, DestinationConfig> destinations) {
     ConfigProblems problems = new ConfigProblems();
-    if (backoffBase().compareTo(backoffMax()) > 0) {
+    Duration backoffBase = values.get(DISPATCH_BACKOFF_BASE);
+    Duration backoffMax = values.get(DISPATCH_BACKOFF_MAX);
+    if (backoffBase.compareTo(backoffMax) > 0) {
       problems.contradiction(
           DISPATCH_BACKOFF_BASE.name(),
-          Durations.format(backoffBase()),
+          Durations.format(backoffBase),
           "is longer than",
           DISPATCH_BACKOFF_MAX.name(),
-          Durations.format(backoffMax()),
+          Durations.format(backoffMax),
           null);
     }
-    for (Destination d : destinations.values()) {
-      Duration call = d.connectTimeout().plus(d.readTimeout());
-      if (lease().compareTo(call) <= 0) {
+    Duration lease = values.get(DISPATCH_LEASE);
+    for (DestinationConfig d : destinations.values()) {
+      if (lease.compareTo(d.maxCallDuration()) <= 0) {
         problems.contradiction(
             DISPATCH_LEASE.name(),
-            Durations.format(lease()),
+            Durations.format(lease),
             "is not longer than",
             DESTINATIONS.fullName(d.name(), DESTINATION_CONNECT_TIMEOUT),
             Durations.format(d.connectTimeout())
@@ -477,19 +542,21 @@ public final class ConsumerConfig extends ProcessConfig {
             "a claim could expire while its call is still in flight");
       }
     }
-    if (inboxRetention().compareTo(inboxRedeliveryWindow()) < 0) {
+    Duration inboxRetention = values.get(INBOX_RETENTION);
+    Duration redeliveryWindow = values.get(INBOX_REDELIVERY_WINDOW);
+    if (inboxRetention.compareTo(redeliveryWindow) < 0) {
       problems.contradiction(
           INBOX_RETENTION.name(),
-          Durations.format(inboxRetention()),
+          Durations.format(inboxRetention),
           "is shorter than",
           INBOX_REDELIVERY_WINDOW.name(),
-          Durations.format(inboxRedeliveryWindow()),
+          Durations.format(redeliveryWindow),
           "a redelivered record could be processed twice");
     }
-    if (outboxRetention() == OutboxRetention.KEEP && outboxKeepDays() <= 0) {
+    if (values.get(OUTBOX_RETENTION) == OutboxRetention.KEEP && values.get(OUTBOX_KEEP_DAYS) <= 0) {
       problems.contradiction(
           OUTBOX_KEEP_DAYS.name(),
-          outboxKeepDays(),
+          values.get(OUTBOX_KEEP_DAYS),
           "contradicts",
           OUTBOX_RETENTION.name(),
           "keep",
@@ -501,201 +568,111 @@ public final class ConsumerConfig extends ProcessConfig {
               + ": no destination configured; every delivery would fail");
     }
     String setOnce = "set it once, in ";
+    String bootstrap =
+        setOnce
+            + ConfigProblems.assignment(
+                KAFKA_BOOTSTRAP_SERVERS.name(), values.get(KAFKA_BOOTSTRAP_SERVERS));
     String committedAfterDb =
         "offsets are committed only after the database commit, and records are read as bytes";
-    Map<String, String> consumer = kafkaConsumer();
+    Map<String, String> consumer = values.passThrough(KAFKA_CONSUMER);
     problems
-        .ownedByHerald(
-            KAFKA_CONSUMER,
-            consumer,
-            "bootstrap.servers",
-            setOnce
-                + ConfigProblems.assignment(
-                    KAFKA_BOOTSTRAP_SERVERS.name(), kafkaBootstrapServers()))
+        .ownedByHerald(KAFKA_CONSUMER, consumer, "bootstrap.servers", bootstrap)
         .ownedByHerald(
             KAFKA_CONSUMER,
             consumer,
             "group.id",
-            setOnce + ConfigProblems.assignment(KAFKA_GROUP_ID.name(), groupId()));
+            setOnce + ConfigProblems.assignment(KAFKA_GROUP_ID.name(), values.get(KAFKA_GROUP_ID)));
     for (String owned : InboxSettings.OWNED.stream().sorted().toList()) {
       if (!owned.equals("bootstrap.servers") && !owned.equals("group.id")) {
         problems.ownedByHerald(KAFKA_CONSUMER, consumer, owned, committedAfterDb);
       }
     }
-    problems.ownedByHerald(
-        KAFKA_PRODUCER,
-        kafkaProducer(),
-        "bootstrap.servers",
-        setOnce
-            + ConfigProblems.assignment(KAFKA_BOOTSTRAP_SERVERS.name(), kafkaBootstrapServers()));
+    Map<String, String> producer = values.passThrough(KAFKA_PRODUCER);
+    problems.ownedByHerald(KAFKA_PRODUCER, producer, "bootstrap.servers", bootstrap);
     for (String owned : DEAD_LETTER_OWNED) {
       problems.ownedByHerald(
           KAFKA_PRODUCER,
-          kafkaProducer(),
+          producer,
           owned,
           "a dead letter is acknowledged by every in-sync replica, once, before the offsets pass it");
     }
-    if (publicationEventsTopic().equals(dlqTopic())) {
+    String events = values.get(TOPIC_PUBLICATION_EVENTS);
+    if (events.equals(values.get(TOPIC_DLQ))) {
       problems.contradiction(
           TOPIC_DLQ.name(),
-          dlqTopic(),
+          values.get(TOPIC_DLQ),
           "equals",
           TOPIC_PUBLICATION_EVENTS.name(),
-          publicationEventsTopic(),
+          events,
           "dead letters would be read again as events");
     }
     problems.throwIfAny();
   }
 
-  public String opsHost() {
-    return get(OPS_HOST);
+  /** {@code consumer.ops.*}: where /health, /metrics and the operator API are served. */
+  public OpsEndpoint ops() {
+    return ops;
   }
 
-  public int opsPort() {
-    return get(OPS_PORT);
+  /**
+   * {@code consumer.ops.operator-token}: the operator API's bearer token; empty when the API is
+   * off. Secret: never log it.
+   */
+  public Optional<String> operatorToken() {
+    return operatorToken;
   }
 
+  /** {@code consumer.db.*}: the connection pool. */
   public DatabaseConfig database() {
     return database;
   }
 
+  /** {@code consumer.db.migrate-on-start}: whether start-up applies the schema migrations. */
   public boolean migrateOnStart() {
-    return get(DB_MIGRATE_ON_START);
+    return migrateOnStart;
   }
 
-  public String capturePublication() {
-    return get(CAPTURE_PUBLICATION);
+  /** {@code consumer.capture.*}: the publication and slot the migrations add the outbox to. */
+  public CaptureSettings capture() {
+    return capture;
   }
 
-  public String captureSlot() {
-    return get(CAPTURE_SLOT);
-  }
-
-  public String kafkaBootstrapServers() {
-    return get(KAFKA_BOOTSTRAP_SERVERS);
-  }
-
-  public String groupId() {
-    return get(KAFKA_GROUP_ID);
-  }
-
-  public String publicationEventsTopic() {
-    return get(TOPIC_PUBLICATION_EVENTS);
-  }
-
-  public String dlqTopic() {
-    return get(TOPIC_DLQ);
-  }
-
-  /** {@code kafka.consumer.*}, prefix stripped. Holds secrets: never log it. */
-  public Map<String, String> kafkaConsumer() {
-    return values().passThrough(KAFKA_CONSUMER);
-  }
-
-  /** {@code kafka.producer.*}, prefix stripped. Holds secrets: never log it. */
-  public Map<String, String> kafkaProducer() {
-    return values().passThrough(KAFKA_PRODUCER);
-  }
-
-  public int dispatcherPoolSize() {
-    return get(DISPATCH_POOL_SIZE);
-  }
-
-  public Duration lease() {
-    return get(DISPATCH_LEASE);
-  }
-
-  public int maxAttempts() {
-    return get(DISPATCH_MAX_ATTEMPTS);
-  }
-
-  public Duration backoffBase() {
-    return get(DISPATCH_BACKOFF_BASE);
-  }
-
-  public Duration backoffMax() {
-    return get(DISPATCH_BACKOFF_MAX);
-  }
-
-  public Duration dispatchPollInterval() {
-    return get(DISPATCH_POLL_INTERVAL);
-  }
-
-  public Duration reconciliationGracePeriod() {
-    return get(RECONCILE_GRACE_PERIOD);
-  }
-
-  public Duration reconciliationInterval() {
-    return get(RECONCILE_INTERVAL);
-  }
-
-  public Duration inboxRetention() {
-    return get(INBOX_RETENTION);
-  }
-
-  public Duration inboxRedeliveryWindow() {
-    return get(INBOX_REDELIVERY_WINDOW);
-  }
-
-  public OutboxRetention outboxRetention() {
-    return get(OUTBOX_RETENTION);
-  }
-
-  public int outboxKeepDays() {
-    return get(OUTBOX_KEEP_DAYS);
-  }
-
-  public int outboxPurgeBatchSize() {
-    return get(OUTBOX_PURGE_BATCH_SIZE);
-  }
-
-  /** The claim owner name of this instance: configured, or {@code host:pid}. */
-  public String dispatchOwner() {
-    String owner = get(DISPATCH_OWNER);
-    if (owner != null && !owner.isBlank()) {
-      return owner;
-    }
-    String host;
-    try {
-      host = java.net.InetAddress.getLocalHost().getHostName();
-    } catch (java.net.UnknownHostException e) {
-      host = "unknown-host";
-    }
-    return host + ":" + ProcessHandle.current().pid();
-  }
-
-  public Duration shutdownGrace() {
-    return get(DISPATCH_SHUTDOWN_GRACE);
-  }
-
-  public int reconcileBatchSize() {
-    return get(RECONCILE_BATCH_SIZE);
-  }
-
-  public Duration lookupRetry() {
-    return get(RECONCILE_LOOKUP_RETRY);
-  }
-
-  public Duration deliveryRetention() {
-    return get(DELIVERY_RETENTION);
-  }
-
-  public Duration purgeInterval() {
-    return get(PURGE_INTERVAL);
-  }
-
-  /** The operator API's bearer token; empty when the API is disabled. */
-  public Optional<String> operatorToken() {
-    return values().find(OPS_OPERATOR_TOKEN);
-  }
-
-  /** How the listener reads {@code consumer.topics.publication-events}. */
+  /**
+   * How the listener reads {@code consumer.topics.publication-events}: {@code consumer.kafka.*} and
+   * {@code kafka.consumer.*}.
+   */
   public InboxSettings inbox() {
     return inbox;
   }
 
-  /** Destinations by name (the {@code destination} field of publication requests). */
-  public Map<String, Destination> destinations() {
+  /** {@code consumer.topics.dlq} and {@code kafka.producer.*}: the dead-letter producer. */
+  public DeadLetters deadLetters() {
+    return deadLetters;
+  }
+
+  /** {@code consumer.dispatch.*}: how the dispatcher claims and retries. */
+  public DispatchSettings dispatch() {
+    return dispatch;
+  }
+
+  /** {@code consumer.reconcile.*}: how uncertain deliveries are settled. */
+  public ReconcileSettings reconcile() {
+    return reconcile;
+  }
+
+  /**
+   * {@code consumer.inbox.retention}, {@code consumer.delivery.retention}, {@code
+   * consumer.outbox.*} and {@code consumer.purge.interval}: what the retention purger deletes.
+   */
+  public RetentionSettings retention() {
+    return retention;
+  }
+
+  /**
+   * {@code consumer.destinations.<name>.*} by name (the {@code destination} field of publication
+   * requests), in definition order.
+   */
+  public Map<String, DestinationConfig> destinations() {
     return destinations;
   }
 }

@@ -13,7 +13,9 @@ public interface Destination extends AutoCloseable {
 
   DestinationConfig config();
 
-  /** Publishes the claimed delivery's article. Blocks for at most connect + request timeout. */
+  /**
+   * Publishes the claimed delivery's article. Blocks for at most connect-timeout + read-timeout.
+   */
   Outcome publish(ClaimedDelivery delivery);
 
   /** Asks whether an article carries the claimed delivery's idempotency key. */

@@ -52,7 +52,7 @@ public final class DestinationClient implements Destination {
     }
     HttpRequest.Builder request =
         HttpRequest.newBuilder(articles(""))
-            .timeout(config.requestTimeout())
+            .timeout(config.readTimeout())
             .header("Content-Type", "application/json")
             .header("Idempotency-Key", delivery.idempotencyKey())
             .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
@@ -79,8 +79,7 @@ public final class DestinationClient implements Destination {
         articles(
             "?externalReference="
                 + URLEncoder.encode(delivery.idempotencyKey(), StandardCharsets.UTF_8));
-    HttpRequest.Builder request =
-        HttpRequest.newBuilder(uri).timeout(config.requestTimeout()).GET();
+    HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(config.readTimeout()).GET();
     decorate(request, delivery);
     try {
       HttpResponse<String> response =
@@ -101,15 +100,13 @@ public final class DestinationClient implements Destination {
 
   /** {@code <base-url>/articles}, keeping any path of the base URL ({@code http://h/dest-a}). */
   private URI articles(String query) {
-    String base = config.baseUri().toString();
+    String base = config.baseUrl().toString();
     return URI.create(
         (base.endsWith("/") ? base.substring(0, base.length() - 1) : base) + "/articles" + query);
   }
 
   private void decorate(HttpRequest.Builder request, ClaimedDelivery delivery) {
-    if (config.bearerToken() != null) {
-      request.header("Authorization", "Bearer " + config.bearerToken());
-    }
+    config.authToken().ifPresent(token -> request.header("Authorization", "Bearer " + token));
     if (delivery.traceParent() != null) {
       request.header("traceparent", delivery.traceParent());
       if (delivery.traceState() != null) {

@@ -1,88 +1,72 @@
 package io.herald.consumer.destination;
 
+import io.herald.config.Durations;
+import io.herald.config.EffectiveConfig;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
- * One destination publishing API, as configured under {@code consumer.destination.<name>.*}.
+ * One destination publishing API: the {@code consumer.destinations.<name>.*} keys, each field named
+ * after its key and validated by {@code ConsumerConfig}. Immutable.
  *
  * @param name the destination name used in publication requests
- * @param baseUri where {@code POST /articles} and {@code GET /articles?externalReference=} live
- * @param honoursIdempotencyKey the API deduplicates requests carrying the same {@code
- *     Idempotency-Key}: uncertain outcomes are simply retried with the same key
- * @param supportsLookup the API can find an article by its external reference: uncertain outcomes
- *     are looked up after {@code lookupGrace}
- * @param lookupGrace how long after an uncertain attempt a lookup's "not found" is trusted: longer
- *     than the API can take to process a request it has accepted
- * @param concurrency in-flight requests per consumer instance
- * @param bearerToken sent as {@code Authorization: Bearer}, null for none (secret)
+ * @param baseUrl {@code base-url}: where {@code POST /articles} and {@code GET
+ *     /articles?externalReference=} live
+ * @param idempotencyKeySupported {@code idempotency-key-supported}: the API deduplicates requests
+ *     carrying the same {@code Idempotency-Key}, so uncertain outcomes are sent again with that key
+ * @param lookupSupported {@code lookup-supported}: the API can find an article by its external
+ *     reference, so uncertain outcomes are looked up after {@code consumer.reconcile.grace-period}
+ * @param connectTimeout {@code connect-timeout}: nothing sent yet, so a timeout is a definite
+ *     failure
+ * @param readTimeout {@code read-timeout}: the wait for the answer after sending; a timeout makes
+ *     the delivery uncertain
+ * @param concurrency {@code concurrency}: in-flight requests per consumer instance
+ * @param authToken {@code auth-token}: sent as {@code Authorization: Bearer}; secret, never shown
  */
 public record DestinationConfig(
     String name,
-    URI baseUri,
-    boolean honoursIdempotencyKey,
-    boolean supportsLookup,
+    URI baseUrl,
+    boolean idempotencyKeySupported,
+    boolean lookupSupported,
     Duration connectTimeout,
-    Duration requestTimeout,
-    Duration lookupGrace,
+    Duration readTimeout,
     int concurrency,
-    String bearerToken) {
+    Optional<String> authToken) {
 
   public DestinationConfig {
     Objects.requireNonNull(name, "name");
-    Objects.requireNonNull(baseUri, "baseUri");
+    Objects.requireNonNull(baseUrl, "baseUrl");
     Objects.requireNonNull(connectTimeout, "connectTimeout");
-    Objects.requireNonNull(requestTimeout, "requestTimeout");
-    Objects.requireNonNull(lookupGrace, "lookupGrace");
-    String scheme = baseUri.getScheme();
-    if (!"http".equals(scheme) && !"https".equals(scheme)) {
-      throw new IllegalArgumentException(
-          "consumer.destination." + name + ".base-url must be http(s): " + baseUri);
-    }
-    if (connectTimeout.isNegative() || connectTimeout.isZero()) {
-      throw new IllegalArgumentException(
-          "consumer.destination." + name + ".connect-timeout must be positive: " + connectTimeout);
-    }
-    if (requestTimeout.isNegative() || requestTimeout.isZero()) {
-      throw new IllegalArgumentException(
-          "consumer.destination." + name + ".request-timeout must be positive: " + requestTimeout);
-    }
-    if (lookupGrace.isNegative()) {
-      throw new IllegalArgumentException(
-          "consumer.destination." + name + ".lookup-grace must not be negative: " + lookupGrace);
-    }
-    if (concurrency < 1) {
-      throw new IllegalArgumentException(
-          "consumer.destination." + name + ".concurrency must be at least 1: " + concurrency);
-    }
+    Objects.requireNonNull(readTimeout, "readTimeout");
+    Objects.requireNonNull(authToken, "authToken");
   }
 
   /** The longest a single call can take: what a dispatch lease must outlast. */
   public Duration maxCallDuration() {
-    return connectTimeout.plus(requestTimeout);
+    return connectTimeout.plus(readTimeout);
   }
 
+  /** Credentials in the URL and the token masked: safe to log. */
   @Override
   public String toString() {
-    return "DestinationConfig[name="
+    return "DestinationConfig["
         + name
-        + ", baseUri="
-        + baseUri
-        + ", honoursIdempotencyKey="
-        + honoursIdempotencyKey
-        + ", supportsLookup="
-        + supportsLookup
+        + ", "
+        + EffectiveConfig.maskEmbedded(baseUrl.toString())
+        + ", idempotencyKeySupported="
+        + idempotencyKeySupported
+        + ", lookupSupported="
+        + lookupSupported
         + ", connectTimeout="
-        + connectTimeout
-        + ", requestTimeout="
-        + requestTimeout
-        + ", lookupGrace="
-        + lookupGrace
+        + Durations.format(connectTimeout)
+        + ", readTimeout="
+        + Durations.format(readTimeout)
         + ", concurrency="
         + concurrency
-        + ", bearerToken="
-        + (bearerToken == null ? "none" : "****")
+        + ", authToken="
+        + (authToken.isPresent() ? "****" : "(none)")
         + "]";
   }
 }

@@ -4,43 +4,36 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * How the dispatcher claims and retries.
+ * How the dispatcher claims and retries: the {@code consumer.dispatch.*} keys, each field named
+ * after its key and validated by {@code ConsumerConfig} (ranges, and the lease outlasting every
+ * destination call). Immutable.
  *
- * @param owner this instance's claim owner name (host and process id by default)
- * @param lease how long a claim is exclusively this instance's; must outlast any destination call
- * @param pollInterval how long the dispatcher idles when no work was due
- * @param maxAttempts attempts before a retriable failure becomes final
- * @param shutdownGrace how long a graceful stop waits for in-flight calls to be recorded
+ * @param owner {@code owner}: this instance's claim owner name (host and process id by default)
+ * @param poolSize {@code pool-size}: calls in flight over all destinations
+ * @param lease {@code lease}: how long a claim is exclusively this instance's
+ * @param maxAttempts {@code max-attempts}: attempts before a retriable failure becomes final
+ * @param backoffBase {@code backoff-base}: the wait before the second attempt, doubled per attempt
+ * @param backoffMax {@code backoff-max}: the longest wait between attempts
+ * @param pollInterval {@code poll-interval}: how long the dispatcher idles when no work was due
+ * @param shutdownGrace {@code shutdown-grace}: how long a graceful stop waits for in-flight calls
+ *     to be recorded
  */
 public record DispatchSettings(
     String owner,
+    int poolSize,
     Duration lease,
-    Duration pollInterval,
     int maxAttempts,
-    Duration backoffInitial,
+    Duration backoffBase,
     Duration backoffMax,
+    Duration pollInterval,
     Duration shutdownGrace) {
 
   public DispatchSettings {
     Objects.requireNonNull(owner, "owner");
     Objects.requireNonNull(lease, "lease");
-    Objects.requireNonNull(pollInterval, "pollInterval");
-    Objects.requireNonNull(backoffInitial, "backoffInitial");
+    Objects.requireNonNull(backoffBase, "backoffBase");
     Objects.requireNonNull(backoffMax, "backoffMax");
+    Objects.requireNonNull(pollInterval, "pollInterval");
     Objects.requireNonNull(shutdownGrace, "shutdownGrace");
-    if (owner.isBlank()) {
-      throw new IllegalArgumentException("consumer.dispatch.owner must not be blank");
-    }
-    if (maxAttempts < 1) {
-      throw new IllegalArgumentException(
-          "consumer.dispatch.max-attempts must be at least 1: " + maxAttempts);
-    }
-    if (lease.isNegative() || lease.isZero()) {
-      throw new IllegalArgumentException("consumer.dispatch.lease must be positive: " + lease);
-    }
-    if (pollInterval.isNegative() || pollInterval.isZero()) {
-      throw new IllegalArgumentException(
-          "consumer.dispatch.poll-interval must be positive: " + pollInterval);
-    }
   }
 }

@@ -5,7 +5,6 @@ import io.herald.consumer.delivery.DeliveryQueue;
 import io.herald.consumer.delivery.DeliverySnapshot;
 import io.herald.consumer.delivery.Transition;
 import io.herald.consumer.destination.Destination;
-import io.herald.consumer.destination.DestinationConfig;
 import io.herald.consumer.destination.Outcome;
 import io.herald.consumer.metrics.ConsumerMetrics;
 import io.herald.consumer.policy.DeliveryPolicy;
@@ -59,35 +58,23 @@ public final class Dispatcher implements AutoCloseable {
     }
   }
 
+  /**
+   * @param settings validated by the configuration, the lease included: it outlasts every
+   *     destination's connect and read timeouts together
+   */
   public Dispatcher(
       DeliveryQueue deliveries,
       Map<String, ? extends Destination> destinations,
       DispatchSettings settings,
-      int poolSize,
       DeliveryPolicy policy,
       ConsumerMetrics metrics) {
-    if (poolSize < 1) {
-      throw new IllegalArgumentException(
-          "consumer.dispatch.pool-size must be at least 1: " + poolSize);
-    }
-    this.globalPermits = new Semaphore(poolSize);
+    this.globalPermits = new Semaphore(settings.poolSize());
     this.deliveries = deliveries;
     this.settings = settings;
     this.policy = policy;
     this.metrics = metrics;
     for (Destination client : destinations.values()) {
-      DestinationConfig config = client.config();
-      if (settings.lease().compareTo(config.maxCallDuration()) <= 0) {
-        throw new IllegalArgumentException(
-            "consumer.dispatch.lease ("
-                + settings.lease()
-                + ") must be longer than consumer.destination."
-                + config.name()
-                + ".connect-timeout + request-timeout ("
-                + config.maxCallDuration()
-                + "): a claim must outlast the call it covers");
-      }
-      lanes.add(new Lane(client, new Semaphore(config.concurrency())));
+      lanes.add(new Lane(client, new Semaphore(client.config().concurrency())));
     }
   }
 

@@ -120,9 +120,9 @@ public final class Reconciler implements AutoCloseable {
   }
 
   /** What the policy needs to know about a destination. */
-  static Capabilities capabilities(DestinationConfig config) {
+  private Capabilities capabilities(DestinationConfig config) {
     return new Capabilities(
-        config.honoursIdempotencyKey(), config.supportsLookup(), config.lookupGrace());
+        config.idempotencyKeySupported(), config.lookupSupported(), settings.gracePeriod());
   }
 
   private void settle(DestinationConfig config, UncertainRule rule, Transition transition)
@@ -156,7 +156,7 @@ public final class Reconciler implements AutoCloseable {
             dispatch.owner(),
             settings.batchSize(),
             dispatch.lease(),
-            config.lookupGrace());
+            settings.gracePeriod());
     List<Future<?>> running = new ArrayList<>();
     for (ClaimedDelivery claim : claims) {
       running.add(lookups.submit(() -> resolve(client, claim)));

@@ -59,7 +59,7 @@ public final class RetentionPurger implements AutoCloseable {
     this.settings = settings;
     this.task =
         PeriodicTask.named("herald-retention")
-            .every(settings.interval())
+            .every(settings.purgeInterval())
             .stopWait(Duration.ofSeconds(10))
             .onFailure(() -> metrics.loopFailure("retention"))
             .build(this::purgeOnce);
@@ -77,16 +77,17 @@ public final class RetentionPurger implements AutoCloseable {
   /** One purge round; returns the number of rows deleted. */
   public long purgeOnce() throws SQLException {
     long deleted = 0;
-    deleted += purge(PURGE_INBOX, settings.inbox(), "inbox");
-    deleted += purge(PURGE_DELIVERIES, settings.finishedDeliveries(), "delivery");
-    deleted += purge(PURGE_OUTBOX, settings.outbox(), "outbox");
+    deleted += purge(PURGE_INBOX, settings.inboxRetention(), "inbox");
+    deleted += purge(PURGE_DELIVERIES, settings.deliveryRetention(), "delivery");
+    deleted += purge(PURGE_OUTBOX, settings.outboxRetention(), "outbox");
     return deleted;
   }
 
   private long purge(String sql, Duration age, String table) throws SQLException {
     // No cap on statements per round: a round ends on a short batch or when closing.
     long total =
-        new BatchedDelete(dataSource, sql, settings.batchSize(), Integer.MAX_VALUE, Duration.ZERO)
+        new BatchedDelete(
+                dataSource, sql, settings.purgeBatchSize(), Integer.MAX_VALUE, Duration.ZERO)
             .run(age.toMillis(), task::stopping, rows -> {});
     if (total > 0) {
       log.info("Purged {} rows older than {} from consumer.{}", total, age, table);

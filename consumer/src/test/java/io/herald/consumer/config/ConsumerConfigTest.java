@@ -5,14 +5,24 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.herald.config.ConfigDef;
 import io.herald.config.ConfigException;
+import io.herald.config.ConfigGroup;
+import io.herald.config.ConfigKey;
 import io.herald.config.ConfigSource;
+import io.herald.consumer.destination.DestinationConfig;
 import io.herald.devstack.ShippedConfig;
 import io.herald.runtime.inbox.InboxLoop;
+import io.herald.runtime.inbox.InboxSettings;
 import java.io.IOException;
+import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class ConsumerConfigTest {
@@ -28,12 +38,12 @@ class ConsumerConfigTest {
   void shouldParseTheShippedPropertyFile() {
     ConsumerConfig config = ConsumerConfig.load(SHIPPED.file(), Map.of());
 
-    assertEquals(8083, config.opsPort());
-    assertEquals("herald-consumer", config.groupId());
-    assertEquals(Duration.ofMinutes(2), config.lease());
+    assertEquals(8083, config.ops().port());
+    assertEquals("herald-consumer", config.inbox().groupId());
+    assertEquals(Duration.ofMinutes(2), config.dispatch().lease());
     assertEquals("false", InboxLoop.consumerProperties(config.inbox()).get("enable.auto.commit"));
     assertEquals(2, config.destinations().size());
-    ConsumerConfig.Destination a = config.destinations().get("dest-a");
+    DestinationConfig a = config.destinations().get("dest-a");
     assertTrue(a.idempotencyKeySupported());
     assertEquals(Duration.ofSeconds(30), a.readTimeout());
     assertEquals(Optional.empty(), a.authToken());
@@ -94,7 +104,7 @@ class ConsumerConfigTest {
             SHIPPED.file(),
             Map.of("HERALD_CONSUMER_DESTINATIONS_DEST_C_BASE_URL", "https://c.example"));
 
-    assertEquals("https://c.example", config.destinations().get("dest-c").baseUrl());
+    assertEquals(URI.create("https://c.example"), config.destinations().get("dest-c").baseUrl());
   }
 
   @Test
@@ -158,6 +168,174 @@ class ConsumerConfigTest {
     assertTrue(
         e.getMessage().contains("consumer.destinations.dest-b.read-timeout: invalid value '30'"),
         e.getMessage());
+  }
+
+  /** Moved from the dispatcher, which no longer checks it: the configuration does, once. */
+  @Test
+  void shouldRefuseALeaseThatDoesNotOutlastTheCallItCovers() throws IOException {
+    Map<String, String> props = SHIPPED.properties();
+    props.put("consumer.dispatch.lease", "35s");
+
+    ConfigException e = fails(props);
+
+    assertTrue(
+        e.getMessage()
+            .contains(
+                "consumer.dispatch.lease=35s is not longer than"
+                    + " consumer.destinations.dest-b.connect-timeout=5s"
+                    + " + consumer.destinations.dest-b.read-timeout=30s"),
+        e.getMessage());
+  }
+
+  @Test
+  void shouldBuildTheComponentRecordsFromTheirKeys() throws IOException {
+    Map<String, String> props = SHIPPED.properties();
+    props.put("consumer.ops.host", "0.0.0.0");
+    props.put("consumer.capture.slot", "other_slot");
+    props.put("consumer.topics.dlq", "dead");
+    props.put("kafka.producer.linger.ms", "5");
+    props.put("consumer.dispatch.owner", "instance-1");
+    props.put("consumer.dispatch.pool-size", "3");
+    props.put("consumer.dispatch.backoff-base", "2s");
+    props.put("consumer.reconcile.grace-period", "45s");
+    props.put("consumer.outbox.keep-days", "3");
+    props.put("consumer.outbox.purge-batch-size", "50");
+
+    ConsumerConfig config = ConsumerConfig.from(ConfigSource.of(props, Map.of()));
+
+    assertEquals("0.0.0.0", config.ops().host());
+    assertEquals("other_slot", config.capture().slot());
+    assertEquals("dead", config.deadLetters().topic());
+    assertEquals(Map.of("linger.ms", "5"), config.deadLetters().producerOverrides());
+    assertEquals("instance-1", config.dispatch().owner());
+    assertEquals(3, config.dispatch().poolSize());
+    assertEquals(Duration.ofSeconds(2), config.dispatch().backoffBase());
+    assertEquals(Duration.ofSeconds(45), config.reconcile().gracePeriod());
+    assertEquals(Duration.ofDays(3), config.retention().outboxRetention());
+    assertEquals(50, config.retention().purgeBatchSize());
+    assertEquals(Duration.ofDays(14), config.retention().inboxRetention());
+    assertEquals(
+        URI.create("http://localhost:8090/dest-b"), config.destinations().get("dest-b").baseUrl());
+  }
+
+  @Test
+  void shouldKeepNoOutboxRowWhenRetentionIsDeleteImmediately() throws IOException {
+    Map<String, String> props = SHIPPED.properties();
+    props.put("consumer.outbox.retention", "delete-immediately");
+
+    assertEquals(
+        Duration.ZERO,
+        ConsumerConfig.from(ConfigSource.of(props, Map.of())).retention().outboxRetention());
+  }
+
+  @Test
+  void shouldNameClaimsAfterHostAndProcessWhenNoOwnerIsSet() {
+    ConsumerConfig config = ConsumerConfig.load(SHIPPED.file(), Map.of());
+
+    assertTrue(
+        config.dispatch().owner().endsWith(":" + ProcessHandle.current().pid()),
+        config.dispatch().owner());
+  }
+
+  /**
+   * Every key an error message names must exist, or be the key the configuration itself got wrong:
+   * a message that sends the reader to a key that does not exist is worse than none. The bad
+   * configurations: every key and every destination key with values it cannot take, each misspelt,
+   * each required key missing, and every contradiction the consumer checks (each of which must
+   * fail, or the check proves nothing about it).
+   */
+  @Test
+  void shouldNameOnlyDefinedKeysInEveryErrorMessage() throws IOException {
+    ConfigDef def = ConsumerConfig.definition();
+    Map<String, String> shipped = SHIPPED.properties();
+    List<Map<String, String>> bad = new ArrayList<>();
+    List<String> names = new ArrayList<>(def.keys().stream().map(ConfigKey::name).toList());
+    for (ConfigGroup group : def.groups()) {
+      group.keys().forEach(member -> names.add(group.fullName("dest-a", member)));
+    }
+    for (String name : names) {
+      for (String value : List.of("#bad#", "-1", "0", "99999999999", "true", "ftp://x", "1s")) {
+        bad.add(Map.of(name, value));
+      }
+      bad.add(Map.of(name + "x", "1"));
+    }
+    List<Map<String, String>> contradictions =
+        List.of(
+            Map.of("consumer.dispatch.backoff-base", "10m", "consumer.dispatch.backoff-max", "1m"),
+            Map.of("consumer.dispatch.lease", "35s"),
+            Map.of("consumer.inbox.retention", "1d"),
+            Map.of("consumer.outbox.retention", "keep", "consumer.outbox.keep-days", "0"),
+            Map.of("consumer.topics.dlq", shipped.get("consumer.topics.publication-events")));
+    bad.addAll(contradictions);
+    for (String owned : InboxSettings.OWNED) {
+      bad.add(Map.of(ConsumerConfig.KAFKA_CONSUMER + owned, "x"));
+    }
+    for (String owned :
+        List.of(
+            "bootstrap.servers",
+            "acks",
+            "enable.idempotence",
+            "key.serializer",
+            "value.serializer")) {
+      bad.add(Map.of(ConsumerConfig.KAFKA_PRODUCER + owned, "x"));
+    }
+
+    List<String> messages = new ArrayList<>();
+    List<String> undefined = new ArrayList<>();
+    for (Map<String, String> change : bad) {
+      Map<String, String> props = new HashMap<>(shipped);
+      props.putAll(change);
+      List<String> found = messagesOf(props, Map.of());
+      if (contradictions.contains(change)) {
+        assertFalse(found.isEmpty(), "accepted: " + change);
+      }
+      collect(def, found, change.keySet(), messages, undefined);
+    }
+    List<Map<String, String>> missing = new ArrayList<>();
+    Map<String, String> noDestinations = new HashMap<>(shipped);
+    noDestinations.keySet().removeIf(k -> k.startsWith("consumer.destinations."));
+    missing.add(noDestinations);
+    for (String name : names) {
+      Map<String, String> without = new HashMap<>(shipped);
+      without.remove(name);
+      missing.add(without);
+    }
+    for (Map<String, String> props : missing) {
+      collect(def, messagesOf(props, Map.of()), Set.of(), messages, undefined);
+    }
+    collect(
+        def,
+        messagesOf(shipped, Map.of("HERALD_CONSUMER_DISPATCH_LEASEX", "1m")),
+        Set.of(),
+        messages,
+        undefined);
+
+    assertTrue(messages.size() > 150, "too few failing configurations: " + messages.size());
+    assertEquals(List.of(), undefined);
+  }
+
+  /** Collects {@code found} and the undefined keys they name, but the configuration's own. */
+  private static void collect(
+      ConfigDef def,
+      List<String> found,
+      Set<String> ownKeys,
+      List<String> messages,
+      List<String> undefined) {
+    for (String message : found) {
+      messages.add(message);
+      def.undefinedKeysIn(message).stream()
+          .filter(named -> !ownKeys.contains(named))
+          .forEach(named -> undefined.add(named + " in: " + message));
+    }
+  }
+
+  private static List<String> messagesOf(Map<String, String> props, Map<String, String> env) {
+    try {
+      ConsumerConfig.from(ConfigSource.of(props, env));
+      return List.of();
+    } catch (ConfigException e) {
+      return e.problems();
+    }
   }
 
   @Test

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Function;
 
 /** A destination that answers as told, for dispatcher and reconciler tests. Thread-safe. */
@@ -20,7 +21,7 @@ public final class FakeDestination implements Destination {
   public final List<ClaimedDelivery> lookedUp = Collections.synchronizedList(new ArrayList<>());
   public volatile boolean closed;
 
-  public FakeDestination(String name, boolean idempotent, boolean lookup, Duration lookupGrace) {
+  public FakeDestination(String name, boolean idempotent, boolean lookup) {
     this.config =
         new DestinationConfig(
             name,
@@ -29,9 +30,8 @@ public final class FakeDestination implements Destination {
             lookup,
             Duration.ofMillis(100),
             Duration.ofMillis(400),
-            lookupGrace,
             2,
-            null);
+            Optional.empty());
   }
 
   public FakeDestination answering(Outcome outcome) {

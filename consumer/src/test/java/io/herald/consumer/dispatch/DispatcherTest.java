@@ -4,7 +4,6 @@ import static io.herald.consumer.delivery.FakeDeliveryQueue.claim;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.herald.consumer.delivery.ClaimedDelivery;
@@ -26,8 +25,7 @@ class DispatcherTest {
   private static final Duration BACKOFF = Duration.ofSeconds(7);
 
   private final FakeDeliveryQueue queue = new FakeDeliveryQueue();
-  private final FakeDestination destination =
-      new FakeDestination("dest", false, false, Duration.ZERO);
+  private final FakeDestination destination = new FakeDestination("dest", false, false);
   private final ConsumerMetrics metrics = new ConsumerMetrics(new SimpleMeterRegistry());
   private final DeliveryPolicy policy =
       new DeliveryPolicy(3, Duration.ofSeconds(1), (attempt, retryAfter) -> BACKOFF);
@@ -96,22 +94,6 @@ class DispatcherTest {
   }
 
   @Test
-  void shouldRefuseALeaseThatDoesNotOutlastTheCallItCovers() {
-    IllegalArgumentException refused =
-        assertThrows(
-            IllegalArgumentException.class,
-            () ->
-                new Dispatcher(
-                    queue,
-                    Map.of("dest", destination),
-                    settings(Duration.ofMillis(500)),
-                    4,
-                    policy,
-                    metrics));
-    assertTrue(refused.getMessage().contains("consumer.dispatch.lease"), refused.getMessage());
-  }
-
-  @Test
   void shouldCloseItsDestinationsAndReportUnhealthyWhenClosed() {
     dispatcher = start();
     dispatcher.close();
@@ -128,25 +110,20 @@ class DispatcherTest {
 
   private Dispatcher start() {
     Dispatcher started =
-        new Dispatcher(
-            queue,
-            Map.of("dest", destination),
-            settings(Duration.ofSeconds(5)),
-            4,
-            policy,
-            metrics);
+        new Dispatcher(queue, Map.of("dest", destination), settings(), policy, metrics);
     started.start();
     return started;
   }
 
-  private static DispatchSettings settings(Duration lease) {
+  private static DispatchSettings settings() {
     return new DispatchSettings(
         "test-owner",
-        lease,
-        Duration.ofMillis(20),
+        4,
+        Duration.ofSeconds(5),
         3,
         Duration.ofMillis(100),
         Duration.ofSeconds(1),
+        Duration.ofMillis(20),
         Duration.ofSeconds(2));
   }
 }

@@ -36,7 +36,7 @@ class ReconcilerTest {
 
   @Test
   void shouldSendUncertainDeliveriesAgainWithTheSameKeyUntilAttemptsRunOut() throws Exception {
-    runOnce(new FakeDestination("idem", true, false, GRACE));
+    runOnce(new FakeDestination("idem", true, false));
 
     assertEquals(2, queue.settled.size(), queue.settled.toString());
     Settled exhausted = queue.settled.get(0);
@@ -53,7 +53,7 @@ class ReconcilerTest {
   @Test
   void shouldLeaveUncertainDeliveriesToAnOperatorWhenTheDestinationCanNeitherDedupNorLookUp()
       throws Exception {
-    runOnce(new FakeDestination("bare", false, false, GRACE));
+    runOnce(new FakeDestination("bare", false, false));
 
     assertEquals(1, queue.settled.size());
     assertEquals(DeliveryState.NEEDS_RECONCILIATION, queue.settled.get(0).transition().to());
@@ -63,8 +63,7 @@ class ReconcilerTest {
   @Test
   void shouldPublishWithTheFoundIdWhenALookupAfterTheGraceFindsTheArticle() throws Exception {
     FakeDestination lookup =
-        new FakeDestination("lookup", false, true, GRACE)
-            .lookingUp(new LookupResult.Found("art-5"));
+        new FakeDestination("lookup", false, true).lookingUp(new LookupResult.Found("art-5"));
     ClaimedDelivery claim = claim("lookup", DeliveryState.UNCERTAIN, 1, true);
     queue.uncertain.add(claim);
 
@@ -82,7 +81,7 @@ class ReconcilerTest {
   @Test
   void shouldRetrySafelyWhenTheLookupFindsNothingAndAttemptsRemain() throws Exception {
     FakeDestination lookup =
-        new FakeDestination("lookup", false, true, GRACE).lookingUp(new LookupResult.NotFound());
+        new FakeDestination("lookup", false, true).lookingUp(new LookupResult.NotFound());
     queue.uncertain.add(claim("lookup", DeliveryState.UNCERTAIN, MAX - 1, true));
 
     runOnce(lookup);
@@ -94,8 +93,7 @@ class ReconcilerTest {
   void shouldStayUncertainWithoutAnEventAndAskAgainLaterWhenTheLookupGetsNoAnswer()
       throws Exception {
     FakeDestination lookup =
-        new FakeDestination("lookup", false, true, GRACE)
-            .lookingUp(new LookupResult.Unavailable("503"));
+        new FakeDestination("lookup", false, true).lookingUp(new LookupResult.Unavailable("503"));
     queue.uncertain.add(claim("lookup", DeliveryState.UNCERTAIN, 1, true));
 
     runOnce(lookup);
@@ -112,7 +110,7 @@ class ReconcilerTest {
     queue.expired.add(FakeDeliveryQueue.snapshot(stale, DeliveryState.UNCERTAIN));
     queue.counts.put(DeliveryState.PENDING, 12L);
 
-    runOnce(new FakeDestination("idem", true, false, GRACE));
+    runOnce(new FakeDestination("idem", true, false));
 
     assertEquals(DeliveryState.UNCERTAIN, queue.expiries.get(0).to());
     assertEquals(1.0, metrics.count("herald.consumer.transitions", "state", "UNCERTAIN"));
@@ -127,13 +125,14 @@ class ReconcilerTest {
             Map.of(destination.config().name(), destination),
             new DispatchSettings(
                 "test-owner",
+                4,
                 Duration.ofSeconds(5),
-                Duration.ofMillis(20),
                 MAX,
                 Duration.ofMillis(100),
                 Duration.ofSeconds(1),
+                Duration.ofMillis(20),
                 Duration.ofSeconds(1)),
-            new ReconcileSettings(Duration.ofSeconds(1), 10, LOOKUP_RETRY),
+            new ReconcileSettings(GRACE, Duration.ofSeconds(1), 10, LOOKUP_RETRY),
             policy,
             metrics)) {
       reconciler.runOnce();
