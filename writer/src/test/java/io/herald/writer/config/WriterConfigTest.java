@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.herald.config.ConfigDef;
 import io.herald.config.ConfigException;
-import io.herald.config.ConfigGroup;
 import io.herald.config.ConfigKey;
 import io.herald.config.ConfigSource;
 import io.herald.devstack.ShippedConfig;
@@ -18,8 +17,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.MatchResult;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 class WriterConfigTest {
@@ -257,8 +254,8 @@ class WriterConfigTest {
     for (Map<String, String> change : bad) {
       for (String message : messagesOf(withChange(shipped, change))) {
         messages.add(message);
-        for (String named : keysNamedIn(message)) {
-          if (!defined(def, named) && !change.containsKey(named)) {
+        for (String named : def.undefinedKeysIn(message)) {
+          if (!change.containsKey(named)) {
             undefined.add(named + " in: " + message);
           }
         }
@@ -277,9 +274,7 @@ class WriterConfigTest {
     for (Map<String, String> props : missing) {
       for (String message : messagesOf(props)) {
         messages.add(message);
-        keysNamedIn(message).stream()
-            .filter(named -> !defined(def, named))
-            .forEach(named -> undefined.add(named + " in: " + message));
+        def.undefinedKeysIn(message).forEach(named -> undefined.add(named + " in: " + message));
       }
     }
 
@@ -301,30 +296,5 @@ class WriterConfigTest {
     } catch (ConfigException e) {
       return e.problems();
     }
-  }
-
-  private static final Pattern KEY_LIKE = Pattern.compile("writer\\.[a-z0-9<>_*.-]*[a-z0-9>*]");
-
-  private static List<String> keysNamedIn(String message) {
-    return KEY_LIKE.matcher(message).results().map(MatchResult::group).toList();
-  }
-
-  /** A plain key, a group member of any instance ({@code <tenant>} too), or a pass-through. */
-  private static boolean defined(ConfigDef def, String named) {
-    if (def.keys().stream().anyMatch(k -> k.name().equals(named))) {
-      return true;
-    }
-    for (ConfigGroup group : def.groups()) {
-      for (ConfigKey<?> member : group.keys()) {
-        if (named.matches(
-            Pattern.quote(group.prefix() + ".")
-                + "[A-Za-z0-9_<>-]+"
-                + Pattern.quote("." + member.name()))) {
-          return true;
-        }
-      }
-    }
-    return def.passThroughPrefixes().keySet().stream()
-        .anyMatch(prefix -> named.equals(prefix + "*"));
   }
 }
