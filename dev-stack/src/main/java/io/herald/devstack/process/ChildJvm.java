@@ -76,6 +76,36 @@ public final class ChildJvm implements AutoCloseable {
         .collect(Collectors.joining(File.pathSeparator));
   }
 
+  /**
+   * {@code classPath} as jars only, which a JDK AOT cache requires ({@code -XX:AOTCache*}): a
+   * module's {@code target/classes} becomes the jar packaged beside it; other directories (test
+   * classes) are left out.
+   *
+   * @throws IllegalStateException if a {@code target/classes} directory has no jar beside it
+   */
+  public static String jarsOnly(String classPath) {
+    List<String> jars = new ArrayList<>();
+    for (String entry : classPath.split(File.pathSeparator)) {
+      Path path = Path.of(entry);
+      if (!Files.isDirectory(path)) {
+        jars.add(entry);
+      } else if (path.endsWith(Path.of("target", "classes"))) {
+        try (var packaged = Files.list(path.getParent())) {
+          jars.add(
+              packaged
+                  .filter(f -> f.getFileName().toString().endsWith(".jar"))
+                  .findFirst()
+                  .orElseThrow(
+                      () -> new IllegalStateException("no jar beside " + path + "; run package"))
+                  .toString());
+        } catch (IOException e) {
+          throw new UncheckedIOException("cannot list " + path.getParent(), e);
+        }
+      }
+    }
+    return String.join(File.pathSeparator, jars);
+  }
+
   public String name() {
     return name;
   }

@@ -3,13 +3,9 @@ package io.herald.relay.it;
 import io.herald.devstack.ShippedConfig;
 import io.herald.devstack.process.ChildJvm;
 import io.herald.relay.RelayJvmOptions;
-import java.io.File;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
 
@@ -49,35 +45,9 @@ final class RelayChild implements AutoCloseable {
             .args(properties.toString())
             .logFile(log);
     if (jvmOptions.stream().anyMatch(o -> o.startsWith("-XX:AOTCache"))) {
-      builder.classPath(jarClassPath());
+      builder.classPath(ChildJvm.jarsOnly(ChildJvm.currentClassPath()));
     }
     return new RelayChild(builder.start());
-  }
-
-  /**
-   * The class path as jars only, which a JDK AOT cache requires ({@code -XX:AOTCache*}): a module's
-   * {@code target/classes} becomes the jar packaged beside it; test classes are left out.
-   */
-  private static String jarClassPath() {
-    List<String> jars = new ArrayList<>();
-    for (String entry : ChildJvm.currentClassPath().split(File.pathSeparator)) {
-      Path path = Path.of(entry);
-      if (!Files.isDirectory(path)) {
-        jars.add(entry);
-      } else if (path.endsWith(Path.of("target", "classes"))) {
-        try (var packaged = Files.list(path.getParent())) {
-          jars.add(
-              packaged
-                  .filter(f -> f.getFileName().toString().endsWith(".jar"))
-                  .findFirst()
-                  .orElseThrow(() -> new IllegalStateException("no jar beside " + path))
-                  .toString());
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      }
-    }
-    return String.join(File.pathSeparator, jars);
   }
 
   long pid() {
