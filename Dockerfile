@@ -17,6 +17,9 @@ RUN useradd --system --uid 10001 herald
 WORKDIR /app
 COPY --from=build /src/${MODULE}/target/lib /app/lib
 COPY connect-config /app/connect-config
-ENV HERALD_MAIN=${MAIN} HERALD_CONFIG=/app/connect-config/${CONFIG} JAVA_OPTS="-XX:MaxRAMPercentage=75"
+# Logging config lives beside the process's property file (no jar ships one): connect-config/logback-<module>.xml.
+# HERALD_LOGBACK picks another, e.g. /app/connect-config/logback-writer-json.xml for JSON lines.
+ENV HERALD_MAIN=${MAIN} HERALD_CONFIG=/app/connect-config/${CONFIG} \
+    HERALD_LOGBACK=/app/connect-config/logback-${MODULE}.xml JAVA_OPTS="-XX:MaxRAMPercentage=75"
 USER herald
-ENTRYPOINT ["sh", "-c", "exec java $JAVA_OPTS -cp '/app/lib/*' $HERALD_MAIN $HERALD_CONFIG \"$@\"", "--"]
+ENTRYPOINT ["sh", "-c", "exec java $JAVA_OPTS -Dlogback.configurationFile=$HERALD_LOGBACK -cp '/app/lib/*' $HERALD_MAIN $HERALD_CONFIG \"$@\"", "--"]

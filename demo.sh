@@ -10,5 +10,8 @@ cd "$(dirname "$0")"
 source scripts/java-home.sh
 echo "Building (tests skipped) ..."
 ./mvnw -B -q -DskipTests -pl demo -am package
-exec "$JAVA_HOME/bin/java" -Xmx512m --enable-native-access=ALL-UNNAMED -cp "demo/target/classes:$(cat demo/target/demo.classpath)" \
+# The demo's own logging config; each process it starts gets connect-config/logback-<process>.xml.
+exec "$JAVA_HOME/bin/java" -Xmx512m --enable-native-access=ALL-UNNAMED \
+  -Dlogback.configurationFile=demo/logback-demo.xml \
+  -cp "demo/target/classes:$(cat demo/target/demo.classpath)" \
   io.herald.demo.DemoMain "$@"

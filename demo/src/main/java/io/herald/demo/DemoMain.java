@@ -3,6 +3,7 @@ package io.herald.demo;
 import io.herald.common.event.Topics;
 import io.herald.devstack.KafkaBroker;
 import io.herald.devstack.embedded.EmbeddedStack;
+import io.herald.devstack.process.ChildJvm;
 import io.herald.devstack.simulator.Behaviour;
 import io.herald.devstack.simulator.DestinationSimulator;
 import io.herald.schema.CaptureSettings;
@@ -74,7 +75,7 @@ public final class DemoMain {
     System.out.println(
         "Starting writer, relay and consumer (logs in " + settings.logDir() + ") ...");
     Pipeline pipeline = resources.add(Pipeline.start(settings));
-    for (ChildProcess process : pipeline.processes()) {
+    for (ChildJvm process : pipeline.processes()) {
       System.out.printf("  %-8s pid %d%n", process.name(), process.pid());
     }
     System.out.println();

@@ -1,5 +1,6 @@
 package io.herald.demo;
 
+import io.herald.devstack.process.ChildJvm;
 import io.herald.relay.RelayJvmOptions;
 import io.herald.schema.CaptureSettings;
 import io.herald.schema.HeraldSchema;
@@ -7,17 +8,19 @@ import io.herald.schema.SchemaMigrator;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * Writer, relay and consumer as three child JVMs against one PostgreSQL database and one Kafka
- * cluster: the production topology on one machine. Each reads its shipped property file; only
- * addresses and names are overridden, through the documented environment variables.
+ * cluster: the production topology on one machine. Each reads its shipped property file and logs
+ * with the shipped logging config beside it ({@code logback-<name>.xml}) to {@code <name>.log};
+ * only addresses and names are overridden, through the documented environment variables.
  */
 final class Pipeline implements AutoCloseable {
 
@@ -26,11 +29,11 @@ final class Pipeline implements AutoCloseable {
   /** The writer's and the consumer's JVM options: a modest heap on a machine shared with all. */
   private static final List<String> SERVICE_JVM = List.of("-Xmx384m", "-XX:+UseSerialGC");
 
-  private final List<ChildProcess> processes;
+  private final List<ChildJvm> processes;
   private final URI writerUri;
   private final URI consumerOpsUri;
 
-  private Pipeline(List<ChildProcess> processes, URI writerUri, URI consumerOpsUri) {
+  private Pipeline(List<ChildJvm> processes, URI writerUri, URI consumerOpsUri) {
     this.processes = processes;
     this.writerUri = writerUri;
     this.consumerOpsUri = consumerOpsUri;
@@ -38,55 +41,72 @@ final class Pipeline implements AutoCloseable {
 
   static Pipeline start(PipelineSettings settings) throws IOException, InterruptedException {
     migrate(settings);
-    List<ChildProcess> started = new ArrayList<>();
+    Map<ChildJvm, URI> started = new LinkedHashMap<>();
     try {
       int writerPort = freePort();
       int writerOps = freePort();
-      ChildProcess writer =
-          ChildProcess.start(
+      started.put(
+          launch(
+              settings,
               "writer",
               "io.herald.writer.WriterMain",
-              settings.configDir().resolve("writer.properties"),
               writerEnv(settings, writerPort, writerOps),
-              writerOps,
-              settings.logDir(),
-              SERVICE_JVM);
-      started.add(writer);
+              SERVICE_JVM),
+          health(writerOps));
       int relayOps = freePort();
-      ChildProcess relay =
-          ChildProcess.start(
+      started.put(
+          launch(
+              settings,
               "relay",
               "io.herald.relay.RelayMain",
-              settings.configDir().resolve("relay.properties"),
               relayEnv(settings, relayOps),
-              relayOps,
-              settings.logDir(),
-              RelayJvmOptions.recommended());
-      started.add(relay);
+              RelayJvmOptions.recommended()),
+          health(relayOps));
       int consumerOps = freePort();
-      ChildProcess consumer =
-          ChildProcess.start(
+      started.put(
+          launch(
+              settings,
               "consumer",
               "io.herald.consumer.ConsumerMain",
-              settings.configDir().resolve("consumer.properties"),
               consumerEnv(settings, consumerOps),
-              consumerOps,
-              settings.logDir(),
-              SERVICE_JVM);
-      started.add(consumer);
-      for (ChildProcess process : started) {
-        process.awaitHealthy(START_TIMEOUT);
+              SERVICE_JVM),
+          health(consumerOps));
+      for (Map.Entry<ChildJvm, URI> process : started.entrySet()) {
+        process.getKey().awaitHealthy(process.getValue(), START_TIMEOUT);
       }
       return new Pipeline(
-          List.copyOf(started),
+          List.copyOf(started.keySet()),
           URI.create("http://127.0.0.1:" + writerPort),
           URI.create("http://127.0.0.1:" + consumerOps));
     } catch (IOException | InterruptedException | RuntimeException e) {
-      for (ChildProcess process : started) {
+      for (ChildJvm process : started.keySet()) {
         process.close();
       }
       throw e;
     }
+  }
+
+  /** {@code name} on this JVM's class path with {@code <name>.properties}, logging to its file. */
+  private static ChildJvm launch(
+      PipelineSettings settings,
+      String name,
+      String mainClass,
+      Map<String, String> env,
+      List<String> jvmOptions)
+      throws IOException {
+    Path config = settings.configDir().resolve(name + ".properties").toAbsolutePath();
+    return ChildJvm.builder(name, mainClass)
+        .jvmOptions(jvmOptions)
+        .logbackConfig(settings.configDir().resolve("logback-" + name + ".xml"))
+        .args(config.toString())
+        .env(env)
+        .logFile(settings.logDir().resolve(name + ".log"))
+        .appendLog()
+        .start();
+  }
+
+  private static URI health(int opsPort) {
+    return URI.create("http://127.0.0.1:" + opsPort + "/health");
   }
 
   URI writerUri() {
@@ -97,7 +117,7 @@ final class Pipeline implements AutoCloseable {
     return consumerOpsUri;
   }
 
-  List<ChildProcess> processes() {
+  List<ChildJvm> processes() {
     return processes;
   }
 

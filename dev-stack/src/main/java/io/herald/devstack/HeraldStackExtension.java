@@ -31,6 +31,15 @@ public final class HeraldStackExtension implements BeforeAllCallback, ParameterR
     return contextFor(context);
   }
 
+  /**
+   * The {@link StackContext} of the test class {@code context} belongs to, created on first use:
+   * for a service harness that is itself an extension ({@code @RegisterExtension}) and starts its
+   * process in its own {@code beforeAll}, on a class marked {@link HeraldIntegrationTest}.
+   */
+  public static StackContext stackContext(ExtensionContext context) {
+    return contextFor(context);
+  }
+
   /** Created lazily: with a per-class lifecycle the constructor runs before {@code beforeAll}. */
   private static StackContext contextFor(ExtensionContext context) {
     ExtensionContext classContext = topLevelClassContext(context);

@@ -17,8 +17,8 @@ import java.util.Properties;
 
 /**
  * The property file a process ships in {@code connect-config/}, for the config tests of writer,
- * relay and consumer: its path, its properties, and the checks that it and {@code
- * docs/configuration.md} document every key of the process's {@link ConfigDef}.
+ * relay and consumer: its path, its properties, the logging config beside it, and the checks that
+ * it and {@code docs/configuration.md} document every key of the process's {@link ConfigDef}.
  *
  * <pre>{@code
  * ShippedConfig shipped = ShippedConfig.of("writer");
@@ -59,6 +59,14 @@ public final class ShippedConfig {
   /** {@code connect-config/<process>.properties}. */
   public Path file() {
     return root.resolve("connect-config/" + process + ".properties");
+  }
+
+  /**
+   * {@code connect-config/logback-<process>.xml}: the logging config the process's launcher passes
+   * with {@code -Dlogback.configurationFile} (no jar ships one).
+   */
+  public Path logbackFile() {
+    return root.resolve("connect-config/logback-" + process + ".xml");
   }
 
   /** The shipped properties, as a mutable map a test may change before parsing it. */

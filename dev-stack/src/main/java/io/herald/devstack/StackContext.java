@@ -12,6 +12,15 @@ import javax.sql.DataSource;
  */
 public interface StackContext {
 
+  /**
+   * A context on {@link HeraldStack#shared()} for a program outside JUnit (the benchmarks' {@code
+   * main} classes): a fresh database and names derived from {@code owner}, as a test class gets.
+   * Its replication slots are not dropped; they go with the stack when the JVM exits.
+   */
+  static StackContext create(Class<?> owner) {
+    return ClassStackContext.create(HeraldStack.shared(), owner);
+  }
+
   /** The name of the database created for this test class. */
   String database();
 

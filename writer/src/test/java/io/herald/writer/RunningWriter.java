@@ -1,6 +1,7 @@
 package io.herald.writer;
 
 import io.herald.config.ConfigSource;
+import io.herald.devstack.HeraldStackExtension;
 import io.herald.devstack.StackContext;
 import io.herald.writer.auth.TenantTokens;
 import io.herald.writer.config.WriterConfig;
@@ -18,14 +19,33 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Function;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * A writer started in-process against a test class's database, on free ports, and an HTTP client
  * that talks to it over real HTTP. Two tenants are configured: {@link #TENANT_A} and {@link
  * #TENANT_B}.
+ *
+ * <p>Two lifecycles. One writer for a whole test class, as a JUnit extension on a class marked
+ * {@code @HeraldIntegrationTest}: started before the class's {@code @BeforeAll} methods, closed
+ * after its {@code @AfterAll} methods.
+ *
+ * <pre>{@code
+ * @HeraldIntegrationTest
+ * class AuthIT {
+ *   @RegisterExtension static final RunningWriter writer = RunningWriter.perClass();
+ *   ...
+ * }
+ * }</pre>
+ *
+ * <p>Or one writer per call of {@link #start(StackContext, Map)}, closed by the caller (tests that
+ * restart it or change its settings). Thread-safe once started.
  */
-public final class RunningWriter implements AutoCloseable {
+public final class RunningWriter implements AutoCloseable, BeforeAllCallback, AfterAllCallback {
 
   public static final String TENANT_A = "tenant-a";
   public static final String TENANT_B = "tenant-b";
@@ -33,18 +53,66 @@ public final class RunningWriter implements AutoCloseable {
   public static final String TOKEN_B = "token-of-tenant-b-9876543210";
   public static final String JSON = "application/json";
 
-  private final WriterProcess process;
-  private final HttpClient http;
-  private final DataSource dataSource;
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
+  private final Function<StackContext, Map<String, String>> perClassOverrides;
+  // Set once: at construction (start), or in beforeAll of the class that registered it (perClass).
+  private volatile WriterProcess process;
+  private volatile DataSource dataSource;
+  private volatile String startedFor;
 
   private RunningWriter(WriterProcess process, DataSource dataSource) {
+    this.perClassOverrides = null;
     this.process = process;
     this.dataSource = dataSource;
-    this.http =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5))
-            .build();
+  }
+
+  private RunningWriter(Function<StackContext, Map<String, String>> perClassOverrides) {
+    this.perClassOverrides = perClassOverrides;
+  }
+
+  /** A writer with the default test {@link #properties} for the class that registers it. */
+  public static RunningWriter perClass() {
+    return perClass(Map.of());
+  }
+
+  /** As {@link #perClass()}, with {@code overrides} replacing or adding keys. */
+  public static RunningWriter perClass(Map<String, String> overrides) {
+    Map<String, String> copy = Map.copyOf(overrides);
+    return perClass(stack -> copy);
+  }
+
+  /** As {@link #perClass()}, with overrides that depend on the class's stack context. */
+  public static RunningWriter perClass(Function<StackContext, Map<String, String>> overrides) {
+    return new RunningWriter(overrides);
+  }
+
+  @Override
+  public void beforeAll(ExtensionContext context) {
+    if (perClassOverrides == null) {
+      throw new IllegalStateException("a writer from start() is closed by its caller");
+    }
+    if (startedFor != null) {
+      return; // a @Nested class shares the writer of the class that registered it
+    }
+    StackContext stack = HeraldStackExtension.stackContext(context);
+    WriterConfig config =
+        WriterConfig.from(
+            ConfigSource.of(properties(stack, perClassOverrides.apply(stack)), Map.of()));
+    dataSource = stack.dataSource();
+    process = WriterProcess.start(config);
+    startedFor = context.getUniqueId();
+  }
+
+  @Override
+  public void afterAll(ExtensionContext context) {
+    if (context.getUniqueId().equals(startedFor)) {
+      close();
+      startedFor = null;
+    }
   }
 
   /** The properties every test writer uses; {@code overrides} replace or add keys. */
@@ -79,11 +147,22 @@ public final class RunningWriter implements AutoCloseable {
   }
 
   public WriterProcess process() {
-    return process;
+    return started();
   }
 
   public DataSource dataSource() {
+    started();
     return dataSource;
+  }
+
+  private WriterProcess started() {
+    WriterProcess running = process;
+    if (running == null) {
+      throw new IllegalStateException(
+          "the writer is not started: register RunningWriter.perClass() with @RegisterExtension"
+              + " on a static field of an @HeraldIntegrationTest class");
+    }
+    return running;
   }
 
   public HttpResponse<String> post(String path, String token, String json) {
@@ -123,7 +202,7 @@ public final class RunningWriter implements AutoCloseable {
   /** A GET on the ops server ({@code /health}, {@code /metrics}). */
   public HttpResponse<String> ops(String path) {
     return exchange(
-        HttpRequest.newBuilder(process.opsUri().resolve(path))
+        HttpRequest.newBuilder(started().opsUri().resolve(path))
             .timeout(Duration.ofSeconds(30))
             .GET()
             .build());
@@ -141,12 +220,12 @@ public final class RunningWriter implements AutoCloseable {
   }
 
   public URI uri(String path) {
-    return process.apiUri().resolve(path);
+    return started().apiUri().resolve(path);
   }
 
   /** The single {@code count(*)}-style long a query returns. */
   public long count(String sql, Object... parameters) {
-    try (Connection connection = dataSource.getConnection();
+    try (Connection connection = dataSource().getConnection();
         PreparedStatement statement = connection.prepareStatement(sql)) {
       for (int i = 0; i < parameters.length; i++) {
         statement.setObject(i + 1, parameters[i]);
@@ -162,7 +241,7 @@ public final class RunningWriter implements AutoCloseable {
 
   /** The columns of the first row a query returns, by label; empty when there is none. */
   public Map<String, Object> row(String sql, Object... parameters) {
-    try (Connection connection = dataSource.getConnection();
+    try (Connection connection = dataSource().getConnection();
         PreparedStatement statement = connection.prepareStatement(sql)) {
       for (int i = 0; i < parameters.length; i++) {
         statement.setObject(i + 1, parameters[i]);
@@ -183,6 +262,6 @@ public final class RunningWriter implements AutoCloseable {
 
   @Override
   public void close() {
-    process.close();
+    started().close();
   }
 }

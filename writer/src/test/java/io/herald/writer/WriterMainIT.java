@@ -1,10 +1,11 @@
 package io.herald.writer;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.herald.devstack.HeraldIntegrationTest;
+import io.herald.devstack.ShippedConfig;
 import io.herald.devstack.StackContext;
+import io.herald.devstack.process.ChildJvm;
 import io.herald.writer.auth.TenantTokens;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -15,7 +16,8 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -47,27 +49,21 @@ class WriterMainIT {
             "writer.capture.slot=" + stack.slot(),
             "writer.tenants.t1.token-sha256=" + TenantTokens.sha256Hex(TOKEN),
             ""));
-    Path log = dir.resolve("writer.log");
-    ProcessBuilder builder =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m",
-                "-cp",
-                System.getProperty("java.class.path"),
-                WriterMain.class.getName(),
-                config.toString())
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile());
-    builder.environment().put("HERALD_WRITER_HTTP_PORT", Integer.toString(apiPort));
-    builder.environment().put("HERALD_WRITER_OPS_PORT", Integer.toString(opsPort));
-    builder.environment().put("HERALD_WRITER_DB_PASSWORD", stack.password());
-    Process writer = builder.start();
-    try {
+    try (ChildJvm writer =
+        ChildJvm.builder("writer", WriterMain.class.getName())
+            .jvmOptions(List.of("-Xmx256m"))
+            .logbackConfig(ShippedConfig.of("writer").logbackFile())
+            .args(config.toString())
+            .env(
+                Map.of(
+                    "HERALD_WRITER_HTTP_PORT", Integer.toString(apiPort),
+                    "HERALD_WRITER_OPS_PORT", Integer.toString(opsPort),
+                    "HERALD_WRITER_DB_PASSWORD", stack.password()))
+            .logFile(dir.resolve("writer.log"))
+            .start()) {
+      writer.awaitHealthy(
+          URI.create("http://127.0.0.1:" + opsPort + "/health"), Duration.ofSeconds(90));
       HttpClient http = HttpClient.newHttpClient();
-      await()
-          .atMost(Duration.ofSeconds(90))
-          .ignoreExceptions()
-          .until(() -> get(http, "http://127.0.0.1:" + opsPort + "/health").statusCode() == 200);
 
       HttpResponse<String> created =
           http.send(
@@ -81,21 +77,12 @@ class WriterMainIT {
               HttpResponse.BodyHandlers.ofString());
       assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
 
-      writer.destroy(); // SIGTERM
-      assertThat(writer.waitFor(30, TimeUnit.SECONDS)).isTrue();
-      assertThat(Files.readString(log))
+      assertThat(writer.stop(Duration.ofSeconds(30))).as("stopped by SIGTERM").isPresent();
+      assertThat(writer.logText())
           .contains("Writer ready")
           .contains("writer.db.password = ****")
           .contains("writer: stopped");
-    } finally {
-      writer.destroyForcibly();
     }
-  }
-
-  private static HttpResponse<String> get(HttpClient http, String uri) throws Exception {
-    return http.send(
-        HttpRequest.newBuilder(URI.create(uri)).timeout(Duration.ofSeconds(5)).build(),
-        HttpResponse.BodyHandlers.ofString());
   }
 
   private static int freePort() throws IOException {

@@ -2,7 +2,7 @@ package io.herald.devstack.embedded;
 
 import io.herald.devstack.KafkaBroker;
 import io.herald.devstack.SelfSignedCertificate;
-import java.io.File;
+import io.herald.devstack.process.ChildJvm;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -14,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +22,6 @@ import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Uuid;
@@ -32,7 +30,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Apache Kafka (the {@code kafka_2.13} artifact of the build) in KRaft mode, one combined broker
- * and controller, run as a child JVM with this JVM's class path.
+ * and controller, run as a child JVM with this JVM's class path. It starts its JVM itself rather
+ * than through {@link ChildJvm}: it runs in the broker's directory, appends to one log across
+ * restarts, and keeps its standard input as the pipe the child watches to exit with this JVM.
  *
  * <p>Why a child JVM and not {@code KafkaRaftServer} in-process: a restart must behave like a real
  * one (the in-process server leaves static metrics and threads behind and shares the test JVM's 1
@@ -172,19 +172,12 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
     command.add("-Djava.awt.headless=true");
     command.add("-Dlogback.configurationFile=io/herald/devstack/embedded/kafka-logback.xml");
     command.add("-cp");
-    command.add(absoluteClassPath());
+    // The child runs in the broker's directory: relative class path entries must be absolute.
+    command.add(ChildJvm.currentClassPath());
     command.add(KafkaServerMain.class.getName());
     command.add(configFile.toString());
     command.add(clusterId);
     return command;
-  }
-
-  /** The child runs in the broker's directory, so relative class path entries must be resolved. */
-  private static String absoluteClassPath() {
-    return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-        .filter(entry -> !entry.isBlank())
-        .map(entry -> Path.of(entry).toAbsolutePath().toString())
-        .collect(Collectors.joining(File.pathSeparator));
   }
 
   private Map<String, String> settings() {

@@ -1,32 +1,22 @@
 package io.herald.relay.it;
 
+import io.herald.devstack.ShippedConfig;
+import io.herald.devstack.process.ChildJvm;
 import io.herald.relay.RelayJvmOptions;
-import java.io.File;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
-import java.util.ArrayList;
-import java.util.Arrays;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
+import java.util.OptionalInt;
 
 /**
- * A relay running as a child JVM ({@code io.herald.relay.RelayMain} with a generated properties
- * file), so tests can kill it for real: {@link #kill()} is SIGKILL, {@link #terminate()} SIGTERM.
- * Its output goes to a log file under {@code target/}.
+ * A relay ({@code io.herald.relay.RelayMain} with a generated properties file) in a {@link
+ * ChildJvm}, logging with the shipped {@code connect-config/logback-relay.xml}, so tests can kill
+ * it for real. What it adds to the launcher: the relay's JVM option sets, the jar-only class path a
+ * JDK AOT cache needs, {@link #terminate()} failing the test when SIGTERM does not stop the relay,
+ * and {@link #close()} as SIGKILL (a test that wants a clean stop says so).
  */
 final class RelayChild implements AutoCloseable {
-
-  private final Process process;
-  private final Path log;
-
-  private RelayChild(Process process, Path log) {
-    this.process = process;
-    this.log = log;
-  }
 
   /** Test JVM options: small heap, quick start (C1 only) on the busy CI box. */
   static final List<String> TEST_JVM =
@@ -35,107 +25,70 @@ final class RelayChild implements AutoCloseable {
   /** The JVM options recommended for production ({@link RelayJvmOptions}). */
   static final List<String> PRODUCTION_JVM = RelayJvmOptions.recommended();
 
+  private static final Duration TERMINATE_GRACE = Duration.ofSeconds(90);
+
+  private final ChildJvm jvm;
+
+  private RelayChild(ChildJvm jvm) {
+    this.jvm = jvm;
+  }
+
   static RelayChild start(Path properties, Path log) throws IOException {
     return start(properties, log, TEST_JVM);
   }
 
   static RelayChild start(Path properties, Path log, List<String> jvmOptions) throws IOException {
-    List<String> command = new ArrayList<>();
-    command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(jvmOptions);
-    command.add("-cp");
-    command.add(
-        jvmOptions.stream().anyMatch(o -> o.startsWith("-XX:AOTCache"))
-            ? jarClassPath()
-            : classPath());
-    command.add("io.herald.relay.RelayMain");
-    command.add(properties.toString());
-    Files.createDirectories(log.getParent());
-    Process process =
-        new ProcessBuilder(command)
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()))
-            .start();
-    return new RelayChild(process, log);
-  }
-
-  private static String classPath() {
-    return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-        .map(entry -> Paths.get(entry).toAbsolutePath().toString())
-        .collect(Collectors.joining(File.pathSeparator));
-  }
-
-  /**
-   * The class path as jars only, which a JDK AOT cache requires ({@code -XX:AOTCache*}): a module's
-   * {@code target/classes} becomes the jar packaged beside it; test classes are left out.
-   */
-  private static String jarClassPath() {
-    List<String> jars = new ArrayList<>();
-    for (String entry : classPath().split(File.pathSeparator)) {
-      Path path = Paths.get(entry);
-      if (!Files.isDirectory(path)) {
-        jars.add(entry);
-      } else if (path.endsWith(Paths.get("target", "classes"))) {
-        try (var packaged = Files.list(path.getParent())) {
-          jars.add(
-              packaged
-                  .filter(f -> f.getFileName().toString().endsWith(".jar"))
-                  .findFirst()
-                  .orElseThrow(() -> new IllegalStateException("no jar beside " + path))
-                  .toString());
-        } catch (IOException e) {
-          throw new java.io.UncheckedIOException(e);
-        }
-      }
+    ChildJvm.Builder builder =
+        ChildJvm.builder("relay", "io.herald.relay.RelayMain")
+            .jvmOptions(jvmOptions)
+            .logbackConfig(ShippedConfig.of("relay").logbackFile())
+            .args(properties.toString())
+            .logFile(log);
+    if (jvmOptions.stream().anyMatch(o -> o.startsWith("-XX:AOTCache"))) {
+      builder.classPath(ChildJvm.jarsOnly(ChildJvm.currentClassPath()));
     }
-    return String.join(File.pathSeparator, jars);
+    return new RelayChild(builder.start());
   }
 
   long pid() {
-    return process.pid();
+    return jvm.pid();
   }
 
   boolean isAlive() {
-    return process.isAlive();
+    return jvm.isAlive();
   }
 
   /** SIGKILL: no shutdown hook runs, no offset is flushed. */
   void kill() throws InterruptedException {
-    process.destroyForcibly();
-    process.waitFor(30, TimeUnit.SECONDS);
+    jvm.kill();
   }
 
   /** SIGTERM, then waits for the process to exit; returns its exit code. */
   int terminate() throws InterruptedException {
-    process.destroy();
-    if (!process.waitFor(90, TimeUnit.SECONDS)) {
-      process.destroyForcibly();
-      process.waitFor(30, TimeUnit.SECONDS);
-      throw new AssertionError("relay did not stop within 90 s of SIGTERM; log: " + log);
+    OptionalInt exit = jvm.stop(TERMINATE_GRACE);
+    if (exit.isEmpty()) {
+      throw new AssertionError(
+          "relay did not stop within " + TERMINATE_GRACE + " of SIGTERM; log: " + jvm.logFile());
     }
-    return process.exitValue();
+    return exit.getAsInt();
   }
 
   /** Waits for the process to exit on its own; returns the exit code or -1 on timeout. */
   int awaitExit(long seconds) throws InterruptedException {
-    return process.waitFor(seconds, TimeUnit.SECONDS) ? process.exitValue() : -1;
+    return jvm.awaitExit(Duration.ofSeconds(seconds)).orElse(-1);
   }
 
   String log() {
-    try {
-      return Files.readString(log, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      return "(log unreadable: " + e + ")";
-    }
+    return jvm.logText();
   }
 
   Path logFile() {
-    return log;
+    return jvm.logFile();
   }
 
   @Override
   public void close() throws InterruptedException {
-    if (process.isAlive()) {
+    if (jvm.isAlive()) {
       kill();
     }
   }

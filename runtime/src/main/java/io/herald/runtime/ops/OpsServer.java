@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The HTTP server of a Herald process (Jetty 12 core handlers, no servlets): {@code GET /health}
- * and {@code GET /metrics}, plus any handlers the process mounts (the writer serves its API on the
- * same server).
+ * and {@code GET /metrics}, plus any handlers the process mounts (the consumer's operator API, when
+ * an operator token is set; the writer serves its API on a server of its own, on another port).
  *
  * <ul>
  *   <li>{@code /health}: runs every {@link HealthCheck}; 200 when all are up, 503 otherwise; body

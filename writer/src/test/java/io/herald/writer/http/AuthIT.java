@@ -12,33 +12,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.herald.devstack.HeraldIntegrationTest;
-import io.herald.devstack.StackContext;
 import io.herald.writer.RunningWriter;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Tenancy: the bearer token names the tenant; a tenant never sees another tenant's jobs. */
 @HeraldIntegrationTest
 class AuthIT {
 
   private static final String CONTENT = "{\"title\":\"t\"}";
-  private static RunningWriter writer;
-
-  @BeforeAll
-  static void start(StackContext stack) {
-    writer = RunningWriter.start(stack);
-  }
-
-  @AfterAll
-  static void stop() {
-    writer.close();
-  }
+  @RegisterExtension static final RunningWriter writer = RunningWriter.perClass();
 
   @Test
   void shouldAnswer401AndWriteNothingWhenTokenIsMissing() {

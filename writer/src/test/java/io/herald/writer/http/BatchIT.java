@@ -8,7 +8,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.herald.devstack.HeraldIntegrationTest;
-import io.herald.devstack.StackContext;
 import io.herald.writer.RunningWriter;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
@@ -18,25 +17,14 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@code POST /v1/publications:batch}: one transaction, one answer per item. */
 @HeraldIntegrationTest
 class BatchIT {
 
-  private static RunningWriter writer;
-
-  @BeforeAll
-  static void start(StackContext stack) {
-    writer = RunningWriter.start(stack);
-  }
-
-  @AfterAll
-  static void stop() {
-    writer.close();
-  }
+  @RegisterExtension static final RunningWriter writer = RunningWriter.perClass();
 
   @Test
   void shouldAnswerEveryItemAndWriteOneJobAndEventPerNewKey() {

@@ -8,7 +8,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.herald.devstack.HeraldIntegrationTest;
-import io.herald.devstack.StackContext;
 import io.herald.writer.RunningWriter;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -17,9 +16,8 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Bounded concurrency and read timeouts: a client that sends its body slowly holds one of the
@@ -28,23 +26,13 @@ import org.junit.jupiter.api.Test;
 @HeraldIntegrationTest
 class ConcurrencyLimitIT {
 
-  private static RunningWriter writer;
-
-  @BeforeAll
-  static void start(StackContext stack) {
-    writer =
-        RunningWriter.start(
-            stack,
-            Map.of(
-                "writer.http.max-concurrent-requests", "1",
-                "writer.http.max-queued-requests", "0",
-                "writer.http.read-timeout", "2s"));
-  }
-
-  @AfterAll
-  static void stop() {
-    writer.close();
-  }
+  @RegisterExtension
+  static final RunningWriter writer =
+      RunningWriter.perClass(
+          Map.of(
+              "writer.http.max-concurrent-requests", "1",
+              "writer.http.max-queued-requests", "0",
+              "writer.http.read-timeout", "2s"));
 
   @Test
   void shouldRefuseWith503WhileEverySlotIsTakenAndCutOffASlowClient() throws Exception {

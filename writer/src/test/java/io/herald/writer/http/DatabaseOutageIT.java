@@ -22,6 +22,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * PostgreSQL stopped under load: the writer answers 503 with {@code Retry-After}, stays up,
@@ -33,19 +34,21 @@ class DatabaseOutageIT {
   private static final String CONTENT = "{\"title\":\"t\"}";
   private static final int CLIENTS = 4;
 
+  @RegisterExtension
+  static final RunningWriter writer =
+      RunningWriter.perClass(Map.of("writer.db.connect-timeout", "1s"));
+
   private static StackContext stack;
-  private static RunningWriter writer;
 
   @BeforeAll
   static void start(StackContext context) {
     stack = context;
-    writer = RunningWriter.start(context, Map.of("writer.db.connect-timeout", "1s"));
   }
 
+  /** Runs before the extension closes the writer. */
   @AfterAll
-  static void stop() {
+  static void restartDatabase() {
     stack.stack().postgres().start(); // a no-op unless the test failed while it was down
-    writer.close();
   }
 
   @Test

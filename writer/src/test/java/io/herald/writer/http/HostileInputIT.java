@@ -11,7 +11,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.herald.devstack.HeraldIntegrationTest;
-import io.herald.devstack.StackContext;
 import io.herald.writer.RunningWriter;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
@@ -29,9 +28,8 @@ import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -46,22 +44,12 @@ class HostileInputIT {
   private static final int MAX_BATCH_ITEMS = 5;
   private static final String CONTENT = "{\"title\":\"t\"}";
 
-  private static RunningWriter writer;
-
-  @BeforeAll
-  static void start(StackContext stack) {
-    writer =
-        RunningWriter.start(
-            stack,
-            Map.of(
-                "writer.http.request-max-bytes", Integer.toString(MAX_BODY_BYTES),
-                "writer.batch.max-items", Integer.toString(MAX_BATCH_ITEMS)));
-  }
-
-  @AfterAll
-  static void stop() {
-    writer.close();
-  }
+  @RegisterExtension
+  static final RunningWriter writer =
+      RunningWriter.perClass(
+          Map.of(
+              "writer.http.request-max-bytes", Integer.toString(MAX_BODY_BYTES),
+              "writer.batch.max-items", Integer.toString(MAX_BATCH_ITEMS)));
 
   /** A request that must be refused: where it goes, what it carries, and the expected answer. */
   record Hostile(

@@ -7,28 +7,16 @@ import static io.herald.writer.http.Publications.uniqueArticle;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.herald.devstack.HeraldIntegrationTest;
-import io.herald.devstack.StackContext;
 import io.herald.writer.RunningWriter;
 import java.net.http.HttpResponse;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** /health and /metrics on the ops port: request outcomes, latency histograms, pool usage. */
 @HeraldIntegrationTest
 class ObservabilityIT {
 
-  private static RunningWriter writer;
-
-  @BeforeAll
-  static void start(StackContext stack) {
-    writer = RunningWriter.start(stack);
-  }
-
-  @AfterAll
-  static void stop() {
-    writer.close();
-  }
+  @RegisterExtension static final RunningWriter writer = RunningWriter.perClass();
 
   @Test
   void shouldCountRequestsByRouteAndOutcomeWithLatencyHistograms() {

@@ -13,7 +13,6 @@ import io.herald.common.event.PublicationKey;
 import io.herald.common.event.PublicationRequested;
 import io.herald.common.json.CanonicalJson;
 import io.herald.devstack.HeraldIntegrationTest;
-import io.herald.devstack.StackContext;
 import io.herald.writer.RunningWriter;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
@@ -24,9 +23,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Guarantee 1 over real HTTP and a real PostgreSQL: one intent, one job, one outbox event. */
 @HeraldIntegrationTest
@@ -40,17 +38,7 @@ class ReservationIT {
   private static final String EVENTS_OF_ARTICLE =
       "SELECT count(*) FROM writer.outbox WHERE payload->>'articleId' = ?";
 
-  private static RunningWriter writer;
-
-  @BeforeAll
-  static void start(StackContext stack) {
-    writer = RunningWriter.start(stack);
-  }
-
-  @AfterAll
-  static void stop() {
-    writer.close();
-  }
+  @RegisterExtension static final RunningWriter writer = RunningWriter.perClass();
 
   @Test
   void shouldCreateOneJobAndOneOutboxRowWhenTwoIdenticalRequestsRace() throws Exception {

@@ -8,14 +8,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.herald.common.trace.TraceContext;
 import io.herald.devstack.HeraldIntegrationTest;
-import io.herald.devstack.StackContext;
 import io.herald.writer.RunningWriter;
 import java.net.http.HttpResponse;
 import java.util.HashMap;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** W3C trace context travels from the request to the job row and the outbox row. */
 @HeraldIntegrationTest
@@ -31,17 +29,7 @@ class TraceContextIT {
           + " FROM writer.publication_job j JOIN writer.outbox o ON o.payload->>'jobId' = j.id::text"
           + " WHERE j.id = ?::uuid";
 
-  private static RunningWriter writer;
-
-  @BeforeAll
-  static void start(StackContext stack) {
-    writer = RunningWriter.start(stack);
-  }
-
-  @AfterAll
-  static void stop() {
-    writer.close();
-  }
+  @RegisterExtension static final RunningWriter writer = RunningWriter.perClass();
 
   @Test
   void shouldStoreGivenTraceparentAndTracestateUnchangedOnJobAndOutboxRow() {

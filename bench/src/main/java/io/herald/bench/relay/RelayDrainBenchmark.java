@@ -1,8 +1,8 @@
-package io.herald.relay.it;
+package io.herald.bench.relay;
 
-import io.herald.devstack.HeraldIntegrationTest;
 import io.herald.devstack.PostgresServer;
 import io.herald.devstack.StackContext;
+import io.herald.relay.RelayJvmOptions;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -33,12 +33,12 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
- * Benchmark, not a test: prints figures for BENCHMARKS.md. Run with {@code -Dherald.benchmark=true
- * -Dit.test=RelayDrainBenchmarkIT}.
+ * Benchmark, not a test: prints the figures of BENCHMARKS.md, "Relay: draining a backlog against
+ * {@code pg_recvlogical}". Run with {@code ./mvnw -B -pl bench -am -Pbenchmark verify -DskipTests
+ * -Dbench.main=io.herald.bench.relay.RelayDrainBenchmark
+ * -Dbench.options='-Dherald.benchmark.rows=...'}.
  *
  * <p>For each variant (relay settings and JVM options) it drains a backlog of outbox rows with the
  * relay and, side by side, with {@code pg_recvlogical} to /dev/null on an identical pgoutput slot
@@ -59,12 +59,10 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  *   <li>{@code herald.benchmark.jvm}: JVM options added to every variant (e.g. a JFR recording)
  * </ul>
  */
-@HeraldIntegrationTest
-@EnabledIfSystemProperty(named = "herald.benchmark", matches = "true")
-class RelayDrainBenchmarkIT {
+public final class RelayDrainBenchmark {
 
   /** The recommended production JVM options (docs/design.md), the base of every variant. */
-  static final List<String> BASE_JVM = RelayChild.PRODUCTION_JVM;
+  static final List<String> BASE_JVM = RelayJvmOptions.recommended();
 
   private static final int ROWS = Integer.getInteger("herald.benchmark.rows", 1_000_000);
   private static final int ROUNDS = Integer.getInteger("herald.benchmark.rounds", 1);
@@ -118,9 +116,16 @@ class RelayDrainBenchmarkIT {
     }
   }
 
-  @Test
-  void printDrainLatencyAndCostFigures(StackContext context) throws Exception {
-    RelayFixture fixture = new RelayFixture(context, "benchmark");
+  private RelayDrainBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    printDrainLatencyAndCostFigures(StackContext.create(RelayDrainBenchmark.class));
+    // The stack's shutdown hook stops PostgreSQL and Kafka; client threads must not keep us up.
+    System.exit(0);
+  }
+
+  static void printDrainLatencyAndCostFigures(StackContext context) throws Exception {
+    RelayBenchFixture fixture = new RelayBenchFixture(context, "benchmark");
     List<String> report = new ArrayList<>();
     // Ratios per "variant, rows/tx", in round order: the rounds' spread is the figure to compare.
     Map<String, List<Double>> ratios = new LinkedHashMap<>();
@@ -144,8 +149,8 @@ class RelayDrainBenchmarkIT {
           Recv recv = pgRecvLogical(context, recvSlot, endLsn);
           execute(fixture, "SELECT pg_drop_replication_slot('" + recvSlot + "')");
 
-          RelayFixture.Relay relay = fixture.start(variant.settings(), variant.jvm());
-          ProcessHandle handle = ProcessHandle.of(relay.process().pid()).orElseThrow();
+          RelayBenchFixture.Relay relay = fixture.start(variant.settings(), variant.jvm());
+          ProcessHandle handle = ProcessHandle.of(relay.pid()).orElseThrow();
           long started = System.nanoTime();
           awaitEndOffsets(fixture, target - ROWS + 1, Duration.ofMinutes(5));
           long firstEvent = System.nanoTime();
@@ -157,8 +162,8 @@ class RelayDrainBenchmarkIT {
           Duration cpuDrain = cpu(handle).minus(cpuAtFirst);
           Map<String, Long> threadsAtDone = threadTicks(handle.pid());
           long[] boxAtDone = boxTicks();
-          long rssKb = procStatus(relay.process().pid(), "VmHWM:");
-          long threads = procStatus(relay.process().pid(), "Threads:");
+          long rssKb = procStatus(relay.pid(), "VmHWM:");
+          long threads = procStatus(relay.pid(), "Threads:");
           double batches = relay.metric("herald_relay_batch_size_count");
           double batchRecords = relay.metric("herald_relay_batch_size_sum");
           double sendSeconds = relay.metric("herald_relay_batch_send_latency_seconds_sum");
@@ -206,12 +211,12 @@ class RelayDrainBenchmarkIT {
                 report,
                 String.format(
                     "round %d %s: peak RSS after latency %d MiB",
-                    round, variant.name(), procStatus(relay.process().pid(), "VmHWM:") / 1024));
+                    round, variant.name(), procStatus(relay.pid(), "VmHWM:") / 1024));
           }
           if (variant.jvm().stream().anyMatch(o -> o.startsWith("-XX:NativeMemoryTracking"))) {
             report(report, "round " + round + " " + variant.name() + ": " + nmt(relay));
           }
-          relay.process().terminate();
+          relay.terminate();
         }
       }
     }
@@ -227,16 +232,17 @@ class RelayDrainBenchmarkIT {
                   "%s: ratio %s, median %.3f",
                   what, values.stream().map(r -> String.format("%.2f", r)).toList(), median));
         });
-    System.out.println("RelayDrainBenchmarkIT results:");
+    System.out.println("RelayDrainBenchmark results:");
     report.forEach(line -> System.out.println("  " + line));
   }
 
   /** The committed-memory lines of {@code jcmd PID VM.native_memory summary}, condensed. */
-  private static String nmt(RelayFixture.Relay relay) throws IOException, InterruptedException {
+  private static String nmt(RelayBenchFixture.Relay relay)
+      throws IOException, InterruptedException {
     Process jcmd =
         new ProcessBuilder(
                 Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
-                Long.toString(relay.process().pid()),
+                Long.toString(relay.pid()),
                 "VM.native_memory",
                 "summary")
             .redirectErrorStream(true)
@@ -263,7 +269,7 @@ class RelayDrainBenchmarkIT {
 
   private static void report(List<String> report, String line) {
     report.add(line);
-    System.out.println("RelayDrainBenchmarkIT: " + line);
+    System.out.println("RelayDrainBenchmark: " + line);
   }
 
   /**
@@ -271,7 +277,7 @@ class RelayDrainBenchmarkIT {
    * it vacuums the outbox for tens of seconds on the same two cores, which is the box recovering
    * from the load, not the relay's latency.
    */
-  private static String awaitNoAutovacuum(RelayFixture fixture) throws Exception {
+  private static String awaitNoAutovacuum(RelayBenchFixture fixture) throws Exception {
     long start = System.nanoTime();
     String workers =
         "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'";
@@ -299,7 +305,8 @@ class RelayDrainBenchmarkIT {
    * longer than relay.stream.idle-after, so the idle wait is on.
    */
   private static String latency(
-      RelayFixture fixture, RelayFixture.Relay relay, ProcessHandle handle) throws Exception {
+      RelayBenchFixture fixture, RelayBenchFixture.Relay relay, ProcessHandle handle)
+      throws Exception {
     int warmUpSeconds = 15;
     String vacuum = awaitNoAutovacuum(fixture);
     Latencies high = offered(fixture, 1_000, 30_000, warmUpSeconds);
@@ -405,7 +412,7 @@ class RelayDrainBenchmarkIT {
   }
 
   private static Latencies offered(
-      RelayFixture fixture, int perSecond, int events, int warmUpSeconds) throws Exception {
+      RelayBenchFixture fixture, int perSecond, int events, int warmUpSeconds) throws Exception {
     Map<String, Long> committedAt = new ConcurrentHashMap<>();
     List<Long> latencies = Collections.synchronizedList(new ArrayList<>());
     java.util.SortedMap<Integer, Long> worstPerSecond = new java.util.TreeMap<>();
@@ -449,7 +456,7 @@ class RelayDrainBenchmarkIT {
   }
 
   private static void offer(
-      RelayFixture fixture, int perSecond, int events, Map<String, Long> committedAt) {
+      RelayBenchFixture fixture, int perSecond, int events, Map<String, Long> committedAt) {
     String sql =
         "INSERT INTO writer.outbox (id, aggregate_type, aggregate_id, event_type, tenant_id, payload)"
             + " VALUES (?, 'publication', ?, 'PublicationRequested', 't1', ?::jsonb)";
@@ -464,8 +471,8 @@ class RelayDrainBenchmarkIT {
         }
         java.util.UUID id = java.util.UUID.randomUUID();
         insert.setObject(1, id);
-        insert.setString(2, OutboxRows.key(i, 50));
-        insert.setString(3, OutboxRows.payload(i));
+        insert.setString(2, RelayBenchFixture.key(i, 50));
+        insert.setString(3, RelayBenchFixture.payload(i));
         insert.executeUpdate();
         committedAt.put(id.toString(), System.nanoTime());
       }
@@ -482,7 +489,7 @@ class RelayDrainBenchmarkIT {
   }
 
   /** Loads the backlog server-side: {@code rowsPerTx} rows per committed transaction. */
-  private static void load(RelayFixture fixture, int rows, int rowsPerTx) throws Exception {
+  private static void load(RelayBenchFixture fixture, int rows, int rowsPerTx) throws Exception {
     String block =
         """
         DO $$
@@ -549,7 +556,7 @@ class RelayDrainBenchmarkIT {
    * Waits until the topic's partitions hold {@code target} records in all. Asks through the admin
    * client: a consumer's end-offset lookups log a warning per partition per call.
    */
-  private static void awaitEndOffsets(RelayFixture fixture, long target, Duration timeout)
+  private static void awaitEndOffsets(RelayBenchFixture fixture, long target, Duration timeout)
       throws InterruptedException, ExecutionException {
     try (Admin admin =
         Admin.create(
@@ -623,14 +630,14 @@ class RelayDrainBenchmarkIT {
     return (System.nanoTime() - startNanos) / 1_000_000;
   }
 
-  private static void execute(RelayFixture fixture, String sql) throws Exception {
+  private static void execute(RelayBenchFixture fixture, String sql) throws Exception {
     try (Connection connection = fixture.dataSource().getConnection();
         Statement statement = connection.createStatement()) {
       statement.execute(sql);
     }
   }
 
-  private static String query(RelayFixture fixture, String sql) throws Exception {
+  private static String query(RelayBenchFixture fixture, String sql) throws Exception {
     try (Connection connection = fixture.dataSource().getConnection();
         Statement statement = connection.createStatement();
         ResultSet rows = statement.executeQuery(sql)) {

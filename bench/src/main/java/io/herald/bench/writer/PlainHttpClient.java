@@ -1,4 +1,4 @@
-package io.herald.writer.bench;
+package io.herald.bench.writer;
 
 import java.io.BufferedInputStream;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package io.herald.writer.bench;
+package io.herald.bench.writer;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.herald.common.event.EventTypes;
@@ -36,8 +36,10 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Writer throughput and latency against raw JDBC running the same SQL, at 1, 8 and 32 concurrent
  * clients, side by side in one run on the dev stack's PostgreSQL. Not a test: run with {@code
- * ./mvnw -B -pl writer -am -Pbenchmark verify -DskipTests} (prints a table; also written to {@code
- * writer/target/benchmarks/writer.md}).
+ * ./mvnw -B -pl bench -am -Pbenchmark verify -DskipTests
+ * -Dbench.main=io.herald.bench.writer.WriterBenchmark} (prints a table; also written to {@code
+ * bench/target/benchmarks/writer.md}). BENCHMARKS.md, "Writer: HTTP API against raw JDBC of the
+ * same SQL", holds the figures.
  *
  * <p>One operation is one new publication intent: for the writer an HTTP POST (auth, JSON parse,
  * validation, canonical hash, trace context, one transaction); for the baseline one transaction of

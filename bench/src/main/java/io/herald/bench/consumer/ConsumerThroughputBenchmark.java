@@ -1,9 +1,9 @@
-package io.herald.consumer;
+package io.herald.bench.consumer;
 
 import static org.awaitility.Awaitility.await;
 
 import io.herald.common.event.PublicationKey;
-import io.herald.devstack.HeraldIntegrationTest;
+import io.herald.consumer.HeraldConsumer;
 import io.herald.devstack.StackContext;
 import io.herald.devstack.simulator.Behaviour;
 import java.io.IOException;
@@ -16,37 +16,43 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * Throughput figures (printed, never asserted). Run on demand: {@code ./mvnw -B -pl consumer -am
- * verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false
- * -Dit.test=ConsumerThroughputBenchmark}.
+ * Consumer throughput figures (printed, never asserted): BENCHMARKS.md, "Consumer". Run on demand:
+ * {@code ./mvnw -B -pl bench -am -Pbenchmark verify -DskipTests
+ * -Dbench.main=io.herald.bench.consumer.ConsumerThroughputBenchmark}. System properties: {@code
+ * herald.bench.records} (default 5000) and {@code herald.bench.slow-records} (default 1000).
  */
-@HeraldIntegrationTest
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class ConsumerThroughputBenchmark {
+public final class ConsumerThroughputBenchmark {
 
   private static final int POOL = 10;
 
-  @Test
-  @Order(1) // also warms the JIT up for the next one
-  void deliveriesPerSecondFromAPreloadedTopicAgainstPgbenchOfTheSameSql(StackContext stack)
+  private ConsumerThroughputBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    StackContext stack = StackContext.create(ConsumerThroughputBenchmark.class);
+    // In this order: the first also warms the JIT up for the second.
+    deliveriesPerSecondFromAPreloadedTopicAgainstPgbenchOfTheSameSql(stack);
+    oneVersusTwoInstancesAtFiftyMillisecondsOfDestinationLatency(stack);
+    // The stack's shutdown hook stops PostgreSQL and Kafka; client threads must not keep us up.
+    System.exit(0);
+  }
+
+  static void deliveriesPerSecondFromAPreloadedTopicAgainstPgbenchOfTheSameSql(StackContext stack)
       throws Exception {
     int records = Integer.getInteger("herald.bench.records", 5000);
-    try (TestKit warmUp = new TestKit(stack, "bench-warm", 8)) {
+    try (ConsumerBenchKit warmUp = new ConsumerBenchKit(stack, "bench-warm", 8)) {
       // An unreported first pass, so the JIT has compiled the hot paths before we measure.
-      TestKit.Destination destination = warmUp.destination("bench-warm", Behaviour.cooperative());
+      ConsumerBenchKit.Destination destination =
+          warmUp.destination("bench-warm", Behaviour.cooperative());
       preload(warmUp, "bench-warm", 2000);
       warmUp.start(
           tuned(warmUp.properties(stack.groupId("bench-warm"), destination), "bench-warm", 32));
       awaitPublished(warmUp, "bench-warm", 2000);
     }
-    try (TestKit kit = new TestKit(stack, "bench-zero", 8)) {
-      TestKit.Destination destination = kit.destination("bench-zero", Behaviour.cooperative());
+    try (ConsumerBenchKit kit = new ConsumerBenchKit(stack, "bench-zero", 8)) {
+      ConsumerBenchKit.Destination destination =
+          kit.destination("bench-zero", Behaviour.cooperative());
       preload(kit, "bench-zero", records);
       Map<String, String> properties =
           tuned(kit.properties(stack.groupId("bench-zero"), destination), "bench-zero", 32);
@@ -79,17 +85,15 @@ class ConsumerThroughputBenchmark {
     }
   }
 
-  @Test
-  @Order(2)
-  void oneVersusTwoInstancesAtFiftyMillisecondsOfDestinationLatency(StackContext stack) {
+  static void oneVersusTwoInstancesAtFiftyMillisecondsOfDestinationLatency(StackContext stack) {
     int records = Integer.getInteger("herald.bench.slow-records", 1000);
     double[] rates = new double[2];
     // 1, 2, 1, 2: the machine is shared, so each figure is the better of two runs.
     for (int run = 0; run < 4; run++) {
       int instances = run % 2 + 1;
       String name = "bench-slow-" + run;
-      try (TestKit kit = new TestKit(stack, name, 8)) {
-        TestKit.Destination destination =
+      try (ConsumerBenchKit kit = new ConsumerBenchKit(stack, name, 8)) {
+        ConsumerBenchKit.Destination destination =
             kit.destination(name, Behaviour.cooperative().withLatency(Duration.ofMillis(50)));
         preload(kit, name, records);
         Map<String, String> properties =
@@ -123,7 +127,7 @@ class ConsumerThroughputBenchmark {
   }
 
   /** From the first delivery row created to the last one published, by the database's clock. */
-  private static double busySeconds(TestKit kit, String destination) {
+  private static double busySeconds(ConsumerBenchKit kit, String destination) {
     return Double.parseDouble(
         kit.query(
                 "SELECT extract(epoch FROM max(updated_at) - min(created_at))"
@@ -153,15 +157,16 @@ class ConsumerThroughputBenchmark {
     return properties;
   }
 
-  private static void preload(TestKit kit, String destination, int records) {
+  private static void preload(ConsumerBenchKit kit, String destination, int records) {
     for (int i = 0; i < records; i++) {
       kit.sendAsync(
-          TestKit.request(new PublicationKey("t1", "a-" + i, "r-1", destination), "Bench " + i));
+          ConsumerBenchKit.request(
+              new PublicationKey("t1", "a-" + i, "r-1", destination), "Bench " + i));
     }
     kit.flush();
   }
 
-  private static void awaitPublished(TestKit kit, String destination, int records) {
+  private static void awaitPublished(ConsumerBenchKit kit, String destination, int records) {
     long start = System.nanoTime();
     await()
         .atMost(Duration.ofMinutes(10))
@@ -188,7 +193,7 @@ class ConsumerThroughputBenchmark {
   private static double pgbench(StackContext stack, int clients, int seconds)
       throws IOException, InterruptedException {
     Path script = Files.createTempFile("pgbench-delivery", ".sql");
-    try (var in = ConsumerThroughputBenchmark.class.getResourceAsStream("/pgbench-delivery.sql")) {
+    try (var in = ConsumerThroughputBenchmark.class.getResourceAsStream("pgbench-delivery.sql")) {
       Files.write(script, in.readAllBytes());
     }
     URI uri = URI.create(stack.jdbcUrl().substring("jdbc:".length()));

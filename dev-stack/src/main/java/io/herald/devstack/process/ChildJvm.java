@@ -1,0 +1,332 @@
+package io.herald.devstack.process;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * A Herald process (or any {@code main} class) in a child JVM, the one launcher the demo, the
+ * integration tests and the benchmarks share: so a test can stop a process the way production does
+ * (SIGTERM), kill it (SIGKILL) or freeze it (SIGSTOP).
+ *
+ * <pre>{@code
+ * try (ChildJvm relay =
+ *     ChildJvm.builder("relay", "io.herald.relay.RelayMain")
+ *         .jvmOptions(List.of("-Xmx512m"))
+ *         .logbackConfig(ShippedConfig.of("relay").logbackFile())
+ *         .args(properties.toString())
+ *         .logFile(dir.resolve("relay.log"))
+ *         .start()) {
+ *   relay.awaitHealthy(URI.create("http://127.0.0.1:" + port + "/health"), Duration.ofMinutes(1));
+ *   ...
+ * }
+ * }</pre>
+ *
+ * <p>The command is {@code <this JVM's java> <jvm options> [-Dlogback.configurationFile=<file>] -cp
+ * <class path> <main class> <args>}; the class path defaults to this JVM's, with every entry made
+ * absolute. Standard output and error go to the log file. Thread-safe; {@link #close()} stops the
+ * process with SIGTERM and kills it if it is still running after the grace period.
+ */
+public final class ChildJvm implements AutoCloseable {
+
+  /** How long {@link #close()} waits after SIGTERM before SIGKILL. */
+  public static final Duration DEFAULT_GRACE = Duration.ofSeconds(30);
+
+  private static final Duration POLL = Duration.ofMillis(250);
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+  private final String name;
+  private final Process process;
+  private final Path log;
+
+  private ChildJvm(String name, Process process, Path log) {
+    this.name = name;
+    this.process = process;
+    this.log = log;
+  }
+
+  /** A launcher of {@code mainClass}; {@code name} names the process in messages. */
+  public static Builder builder(String name, String mainClass) {
+    return new Builder(name, mainClass);
+  }
+
+  /** This JVM's class path, every entry absolute (a child may run in another directory). */
+  public static String currentClassPath() {
+    return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+        .filter(entry -> !entry.isBlank())
+        .map(entry -> Path.of(entry).toAbsolutePath().toString())
+        .collect(Collectors.joining(File.pathSeparator));
+  }
+
+  /**
+   * {@code classPath} as jars only, which a JDK AOT cache requires ({@code -XX:AOTCache*}): a
+   * module's {@code target/classes} becomes the jar packaged beside it; other directories (test
+   * classes) are left out.
+   *
+   * @throws IllegalStateException if a {@code target/classes} directory has no jar beside it
+   */
+  public static String jarsOnly(String classPath) {
+    List<String> jars = new ArrayList<>();
+    for (String entry : classPath.split(File.pathSeparator)) {
+      Path path = Path.of(entry);
+      if (!Files.isDirectory(path)) {
+        jars.add(entry);
+      } else if (path.endsWith(Path.of("target", "classes"))) {
+        try (var packaged = Files.list(path.getParent())) {
+          jars.add(
+              packaged
+                  .filter(f -> f.getFileName().toString().endsWith(".jar"))
+                  .findFirst()
+                  .orElseThrow(
+                      () -> new IllegalStateException("no jar beside " + path + "; run package"))
+                  .toString());
+        } catch (IOException e) {
+          throw new UncheckedIOException("cannot list " + path.getParent(), e);
+        }
+      }
+    }
+    return String.join(File.pathSeparator, jars);
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public long pid() {
+    return process.pid();
+  }
+
+  public boolean isAlive() {
+    return process.isAlive();
+  }
+
+  /** The file the child's standard output and error go to. */
+  public Path logFile() {
+    return log;
+  }
+
+  /** The child's output so far, or a note saying why it cannot be read. */
+  public String logText() {
+    try {
+      return Files.readString(log, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      return "(log " + log + " unreadable: " + e + ")";
+    }
+  }
+
+  /**
+   * Polls {@code health} until it answers 200.
+   *
+   * @throws IllegalStateException if the child exits first or is not healthy within {@code
+   *     timeout}; the message names the last answer and the log file
+   */
+  public void awaitHealthy(URI health, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    String lastAnswer = "no answer";
+    while (System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException(
+            name + " exited with code " + process.exitValue() + " while starting; see " + log);
+      }
+      try {
+        HttpResponse<String> response =
+            HTTP.send(
+                HttpRequest.newBuilder(health).timeout(Duration.ofSeconds(2)).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() == 200) {
+          return;
+        }
+        lastAnswer = response.statusCode() + " " + response.body();
+      } catch (IOException e) {
+        lastAnswer = e.toString();
+      }
+      // A child's health endpoint has nothing to wait on but time.
+      Thread.sleep(POLL.toMillis());
+    }
+    throw new IllegalStateException(
+        name
+            + " was not healthy at "
+            + health
+            + " within "
+            + timeout
+            + " (last answer: "
+            + lastAnswer
+            + "); see "
+            + log);
+  }
+
+  /** Waits for the child to exit on its own; its exit code, or empty on timeout. */
+  public OptionalInt awaitExit(Duration timeout) throws InterruptedException {
+    return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)
+        ? OptionalInt.of(process.exitValue())
+        : OptionalInt.empty();
+  }
+
+  /** SIGKILL, then waits up to 30 s for the exit: no shutdown hook runs. */
+  public void kill() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor(30, TimeUnit.SECONDS);
+  }
+
+  /**
+   * SIGTERM, then SIGKILL if the child still runs after {@code grace}; returns the exit code of a
+   * child that stopped within the grace, or empty if it had to be killed.
+   */
+  public OptionalInt stop(Duration grace) throws InterruptedException {
+    if (!process.isAlive()) {
+      return OptionalInt.of(process.exitValue());
+    }
+    process.destroy();
+    if (process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+      return OptionalInt.of(process.exitValue());
+    }
+    kill();
+    return OptionalInt.empty();
+  }
+
+  /** Sends {@code kill -<signal>} ({@code STOP}, {@code CONT}, ...) to the child. */
+  public void signal(String signal) {
+    try {
+      Process kill =
+          new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+              .redirectErrorStream(true)
+              .start();
+      String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (kill.waitFor() != 0) {
+        throw new IllegalStateException(
+            "kill -" + signal + " " + process.pid() + " (" + name + ") failed: " + output);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("kill -" + signal + " " + process.pid() + " failed", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while signalling " + name, e);
+    }
+  }
+
+  /** {@link #stop(Duration)} with {@link #DEFAULT_GRACE}; interrupted, it kills at once. */
+  @Override
+  public void close() {
+    try {
+      stop(DEFAULT_GRACE);
+    } catch (InterruptedException e) {
+      process.destroyForcibly();
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return name + " (pid " + process.pid() + ", log " + log + ")";
+  }
+
+  /** Collects the command line and environment of a child; not thread-safe. */
+  public static final class Builder {
+
+    private final String name;
+    private final String mainClass;
+    private List<String> jvmOptions = List.of();
+    private Path logbackConfig;
+    private String classPath;
+    private List<String> args = List.of();
+    private final Map<String, String> env = new LinkedHashMap<>();
+    private Path logFile;
+    private boolean appendLog;
+
+    private Builder(String name, String mainClass) {
+      this.name = Objects.requireNonNull(name, "name");
+      this.mainClass = Objects.requireNonNull(mainClass, "mainClass");
+    }
+
+    public Builder jvmOptions(List<String> options) {
+      this.jvmOptions = List.copyOf(options);
+      return this;
+    }
+
+    /** The child's logging config, passed as {@code -Dlogback.configurationFile}. */
+    public Builder logbackConfig(Path file) {
+      this.logbackConfig = Objects.requireNonNull(file, "file");
+      return this;
+    }
+
+    /** Replaces the default class path ({@link #currentClassPath()}). */
+    public Builder classPath(String classPath) {
+      this.classPath = Objects.requireNonNull(classPath, "classPath");
+      return this;
+    }
+
+    public Builder args(String... args) {
+      this.args = List.of(args);
+      return this;
+    }
+
+    /** Variables added to the environment the child inherits. */
+    public Builder env(Map<String, String> variables) {
+      env.putAll(variables);
+      return this;
+    }
+
+    /** Where output goes; required. The file is replaced unless {@link #appendLog()} is set. */
+    public Builder logFile(Path file) {
+      this.logFile = Objects.requireNonNull(file, "file");
+      return this;
+    }
+
+    /** Appends to an existing log file instead of replacing it. */
+    public Builder appendLog() {
+      this.appendLog = true;
+      return this;
+    }
+
+    /** The command line {@link #start()} runs. */
+    public List<String> command() {
+      List<String> command = new ArrayList<>();
+      command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      command.addAll(jvmOptions);
+      if (logbackConfig != null) {
+        command.add("-Dlogback.configurationFile=" + logbackConfig.toAbsolutePath());
+      }
+      command.add("-cp");
+      command.add(classPath != null ? classPath : currentClassPath());
+      command.add(mainClass);
+      command.addAll(args);
+      return command;
+    }
+
+    /** Starts the child; it runs in this JVM's working directory. */
+    public ChildJvm start() throws IOException {
+      if (logFile == null) {
+        throw new IllegalStateException("a log file is required for child " + name);
+      }
+      Path parent = logFile.toAbsolutePath().getParent();
+      Files.createDirectories(parent);
+      ProcessBuilder builder =
+          new ProcessBuilder(command())
+              .redirectErrorStream(true)
+              .redirectOutput(
+                  appendLog
+                      ? ProcessBuilder.Redirect.appendTo(logFile.toFile())
+                      : ProcessBuilder.Redirect.to(logFile.toFile()));
+      builder.environment().putAll(env);
+      return new ChildJvm(name, builder.start(), logFile);
+    }
+  }
+}

@@ -1,0 +1,115 @@
+package io.herald.devstack.process;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ChildJvmTest {
+
+  @TempDir Path dir;
+
+  @Test
+  void shouldBuildCommandFromJavaOptionsLogbackConfigClassPathMainAndArgs() {
+    List<String> command =
+        ChildJvm.builder("x", "a.b.Main")
+            .jvmOptions(List.of("-Xmx64m", "-XX:+UseSerialGC"))
+            .logbackConfig(Path.of("conf", "logback-x.xml"))
+            .classPath("/cp/one.jar")
+            .args("file.properties", "--flag")
+            .command();
+
+    assertThat(command.getFirst())
+        .isEqualTo(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    assertThat(command.subList(1, command.size()))
+        .containsExactly(
+            "-Xmx64m",
+            "-XX:+UseSerialGC",
+            "-Dlogback.configurationFile=" + Path.of("conf", "logback-x.xml").toAbsolutePath(),
+            "-cp",
+            "/cp/one.jar",
+            "a.b.Main",
+            "file.properties",
+            "--flag");
+  }
+
+  @Test
+  void shouldDefaultToThisJvmsClassPathWithAbsoluteEntriesAndNoLogbackOption() {
+    List<String> command = ChildJvm.builder("x", "a.b.Main").command();
+
+    assertThat(command).noneMatch(part -> part.startsWith("-Dlogback"));
+    String classPath = command.get(command.indexOf("-cp") + 1);
+    assertThat(classPath).isEqualTo(ChildJvm.currentClassPath());
+    assertThat(classPath.split(java.io.File.pathSeparator))
+        .allMatch(entry -> Path.of(entry).isAbsolute());
+  }
+
+  @Test
+  void shouldAnswerHealthyThenStopOnSigtermWithinTheGrace() throws Exception {
+    int port = freePort();
+    try (ChildJvm child =
+        start("health", Integer.toString(port)).env(Map.of("CHILD_GREETING", "hello")).start()) {
+      child.awaitHealthy(URI.create("http://127.0.0.1:" + port + "/health"), Duration.ofMinutes(1));
+      assertThat(child.isAlive()).isTrue();
+
+      OptionalInt exit = child.stop(Duration.ofSeconds(30));
+
+      assertThat(exit).hasValue(143); // 128 + SIGTERM: the JVM's shutdown hooks ran
+      assertThat(child.logText())
+          .contains("logback=" + dir.resolve("logback-child.xml").toAbsolutePath())
+          .contains("greeting=hello")
+          .contains("stopping");
+    }
+  }
+
+  @Test
+  void shouldKillAfterTheGraceWhenSigtermDoesNotStopTheChild() throws Exception {
+    try (ChildJvm child = start("ignore-term").start()) {
+      await().atMost(Duration.ofMinutes(1)).until(() -> child.logText().contains("ready"));
+
+      OptionalInt exit = child.stop(Duration.ofSeconds(1));
+
+      assertThat(exit).isEmpty();
+      assertThat(child.isAlive()).isFalse();
+    }
+  }
+
+  @Test
+  void shouldFailTheHealthWaitNamingExitCodeAndLogWhenTheChildExits() throws Exception {
+    try (ChildJvm child = start("exit", "3").start()) {
+      assertThatThrownBy(
+              () ->
+                  child.awaitHealthy(
+                      URI.create("http://127.0.0.1:" + freePort() + "/health"),
+                      Duration.ofMinutes(1)))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("exited with code 3")
+          .hasMessageContaining(child.logFile().toString());
+      assertThat(child.awaitExit(Duration.ofSeconds(5))).hasValue(3);
+    }
+  }
+
+  private ChildJvm.Builder start(String... args) {
+    return ChildJvm.builder("child", ChildMain.class.getName())
+        .jvmOptions(List.of("-Xmx32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"))
+        .logbackConfig(dir.resolve("logback-child.xml"))
+        .args(args)
+        .logFile(dir.resolve("child.log"));
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+}

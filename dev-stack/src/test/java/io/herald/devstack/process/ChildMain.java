@@ -1,0 +1,50 @@
+package io.herald.devstack.process;
+
+import com.sun.net.httpserver.HttpServer;
+import java.net.InetSocketAddress;
+
+/**
+ * The child {@link ChildJvmTest} starts: {@code health <port>} serves {@code /health} until
+ * SIGTERM, {@code ignore-term} blocks its shutdown so only SIGKILL ends it, {@code exit <code>}
+ * exits at once. It prints its logging property and {@code CHILD_GREETING} first.
+ */
+public final class ChildMain {
+
+  private ChildMain() {}
+
+  public static void main(String[] args) throws Exception {
+    System.out.println("logback=" + System.getProperty("logback.configurationFile"));
+    System.out.println("greeting=" + System.getenv("CHILD_GREETING"));
+    switch (args[0]) {
+      case "health" -> {
+        HttpServer server =
+            HttpServer.create(new InetSocketAddress("127.0.0.1", Integer.parseInt(args[1])), 0);
+        server.createContext(
+            "/health",
+            exchange -> {
+              exchange.sendResponseHeaders(200, -1);
+              exchange.close();
+            });
+        server.start();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> System.out.println("stopping")));
+      }
+      case "ignore-term" -> {
+        Runtime.getRuntime()
+            .addShutdownHook(
+                new Thread(
+                    () -> {
+                      try {
+                        Thread.sleep(Long.MAX_VALUE);
+                      } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                      }
+                    }));
+        System.out.println("ready");
+        System.out.flush();
+        Thread.sleep(Long.MAX_VALUE);
+      }
+      case "exit" -> System.exit(Integer.parseInt(args[1]));
+      default -> throw new IllegalArgumentException("unknown mode " + args[0]);
+    }
+  }
+}
