@@ -133,7 +133,7 @@ public final class HeraldConsumer implements AutoCloseable {
           .ifPresent(
               token ->
                   opsBuilder.handler(
-                      new OperatorApiHandler(deliveryViews, operatorActions, token)));
+                      OperatorApiHandler.create(deliveryViews, operatorActions, token)));
       ops = lifecycle.register("ops server", opsBuilder.start());
 
       lifecycle.register("retention purger", purger);

@@ -1,188 +1,222 @@
 package io.herald.consumer.ops;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.herald.common.json.Json;
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import io.herald.consumer.delivery.DeliveryState;
 import io.herald.consumer.delivery.DeliveryView;
 import io.herald.consumer.delivery.DeliveryViews;
 import io.herald.consumer.policy.OperatorAction;
 import io.herald.consumer.reconcile.OperatorActions;
-import java.io.IOException;
+import io.herald.runtime.http.HttpProblem;
+import io.herald.runtime.http.Router;
+import io.herald.runtime.http.Router.Reply;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.sql.SQLException;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
+import java.util.Objects;
 import java.util.UUID;
 import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.io.Content;
-import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
-import org.eclipse.jetty.server.Response;
-import org.eclipse.jetty.util.Callback;
-import org.eclipse.jetty.util.Fields;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The operators' HTTP API, mounted on the consumer's ops server when an operator token is
- * configured:
+ * configured, on runtime's {@link Router} (its one error mapping: no SQL or exception text reaches
+ * the client):
  *
  * <ul>
- *   <li>{@code GET /v1/deliveries?state=NEEDS_RECONCILIATION&limit=100}: the work list
- *   <li>{@code GET /v1/deliveries/{id}}: one delivery
+ *   <li>{@code GET /v1/deliveries?state=NEEDS_RECONCILIATION&limit=100}: the work list, oldest
+ *       first; {@code limit} is held to 1..1000; 400 for an unknown state or a limit that is not a
+ *       number
+ *   <li>{@code GET /v1/deliveries/{id}}: one delivery; 404 when unknown or when the id is not a
+ *       UUID
  *   <li>{@code POST /v1/deliveries/{id}/actions} {@code {"action":"MARK_PUBLISHED|RETRY|ABANDON",
- *       "actor":"alice","reason":"...","remoteId":"..."}}: 200 applied, 404 unknown delivery, 409
- *       not allowed in its state, 400 invalid
+ *       "actor":"alice","reason":"...","remoteId":"..."}} (at most {@value #MAX_BODY_BYTES} bytes):
+ *       200 applied, 404 unknown delivery, 409 {@code not_allowed} in its state, 400 invalid, 413
+ *       too large
  * </ul>
  *
- * <p>Every request needs {@code Authorization: Bearer <consumer.ops.operator-token>}. Thread-safe.
+ * <p>Every request needs {@code Authorization: Bearer <consumer.ops.operator-token>} (compared in
+ * constant time), else 401. Thread-safe.
  */
-public final class OperatorApiHandler extends Handler.Abstract {
+public final class OperatorApiHandler {
 
-  private static final Logger log = LoggerFactory.getLogger(OperatorApiHandler.class);
-  private static final String PREFIX = "/v1/deliveries";
+  /** An action request is a few short strings; 16 KiB leaves room for a long reason. */
+  static final int MAX_BODY_BYTES = 16 * 1024;
+
+  static final int DEFAULT_LIMIT = 100;
+  static final int MAX_LIMIT = 1000;
+
+  /** A delivery as operators read it; field names and order are the API's contract. */
+  record DeliveryBody(
+      UUID id,
+      UUID jobId,
+      String tenant,
+      String articleId,
+      String revisionId,
+      String destination,
+      DeliveryState state,
+      int attempts,
+      String remoteId,
+      String lastError,
+      String idempotencyKey,
+      String uncertainSince,
+      String updatedAt) {
+
+    static DeliveryBody of(DeliveryView view) {
+      return new DeliveryBody(
+          view.id(),
+          view.jobId(),
+          view.tenant(),
+          view.articleId(),
+          view.revisionId(),
+          view.destination(),
+          view.state(),
+          view.attempts(),
+          view.remoteId(),
+          view.lastError(),
+          view.idempotencyKey(),
+          text(view.uncertainSince()),
+          text(view.updatedAt()));
+    }
+
+    private static String text(Instant instant) {
+      return instant == null ? null : instant.toString();
+    }
+  }
+
+  /**
+   * The body of {@code POST .../actions}. Strings, not an enum, so the action is matched without
+   * regard to case and a wrong one is named in the answer; other fields are ignored, as before.
+   */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  record ActionRequest(String action, String actor, String reason, String remoteId) {
+
+    OperatorAction operatorAction() throws HttpProblem {
+      String name = required("action", action).toUpperCase(Locale.ROOT);
+      for (OperatorAction candidate : OperatorAction.values()) {
+        if (candidate.name().equals(name)) {
+          return candidate;
+        }
+      }
+      throw invalid("action must be one of " + Arrays.toString(OperatorAction.values()));
+    }
+
+    /** What {@link OperatorActions#apply} requires, checked here so it answers 400, not 500. */
+    void validate(OperatorAction operatorAction) throws HttpProblem {
+      required("actor", actor);
+      required("reason", reason);
+      if (operatorAction == OperatorAction.MARK_PUBLISHED) {
+        required("remoteId", remoteId);
+      }
+    }
+
+    private static String required(String field, String value) throws HttpProblem {
+      if (value == null || value.isBlank()) {
+        throw invalid(field + " is required");
+      }
+      return value;
+    }
+  }
+
+  /** The answer to an applied action. */
+  record ActionApplied(UUID actionId, DeliveryState from, DeliveryState to) {}
 
   private final DeliveryViews deliveries;
   private final OperatorActions actions;
   private final byte[] expectedAuthorization;
 
-  public OperatorApiHandler(
+  private OperatorApiHandler(
       DeliveryViews deliveries, OperatorActions actions, String operatorToken) {
-    super(InvocationType.BLOCKING);
-    this.deliveries = deliveries;
-    this.actions = actions;
-    this.expectedAuthorization = ("Bearer " + operatorToken).getBytes(StandardCharsets.UTF_8);
+    this.deliveries = Objects.requireNonNull(deliveries, "deliveries");
+    this.actions = Objects.requireNonNull(actions, "actions");
+    this.expectedAuthorization =
+        ("Bearer " + Objects.requireNonNull(operatorToken, "operatorToken"))
+            .getBytes(StandardCharsets.UTF_8);
   }
 
-  @Override
-  public boolean handle(Request request, Response response, Callback callback) {
-    String path = Request.getPathInContext(request);
-    if (!path.equals(PREFIX) && !path.startsWith(PREFIX + "/")) {
-      return false;
+  /** The API as a handler for the ops server; it declines paths outside {@code /v1/deliveries}. */
+  public static Router create(
+      DeliveryViews deliveries, OperatorActions actions, String operatorToken) {
+    OperatorApiHandler api = new OperatorApiHandler(deliveries, actions, operatorToken);
+    return Router.builder("operator API")
+        .guard(api::authorize)
+        .get("/v1/deliveries", api::list)
+        .get("/v1/deliveries/{id}", api::find)
+        .post("/v1/deliveries/{id}/actions", api::act)
+        .build();
+  }
+
+  private void authorize(Request request) throws HttpProblem {
+    String authorization = request.getHeaders().get(HttpHeader.AUTHORIZATION);
+    // Constant time: how much of a guessed token matched must not show in the answer's timing.
+    if (authorization == null
+        || !MessageDigest.isEqual(
+            expectedAuthorization, authorization.getBytes(StandardCharsets.UTF_8))) {
+      throw HttpProblem.unauthorized("operator token required");
     }
+  }
+
+  private Reply list(Router.Call call) throws Exception {
+    DeliveryState state =
+        state(call.query("state").orElse(DeliveryState.NEEDS_RECONCILIATION.name()));
+    int limit = limit(call.query("limit").orElse(Integer.toString(DEFAULT_LIMIT)));
+    List<DeliveryBody> views =
+        deliveries.list(state, limit).stream().map(DeliveryBody::of).toList();
+    return Reply.ok(views);
+  }
+
+  private Reply find(Router.Call call) throws Exception {
+    UUID id = call.uuid("id");
+    return deliveries
+        .find(id)
+        .map(view -> Reply.ok(DeliveryBody.of(view)))
+        .orElseThrow(() -> HttpProblem.notFound("no delivery " + id));
+  }
+
+  private Reply act(Router.Call call) throws Exception {
+    UUID id = call.uuid("id");
+    ActionRequest request = call.body(MAX_BODY_BYTES, ActionRequest.class);
+    OperatorAction action = request.operatorAction();
+    request.validate(action);
+    OperatorActions.Result result =
+        actions.apply(action, id, request.remoteId(), request.actor(), request.reason());
+    return switch (result) {
+      case OperatorActions.Result.Applied applied ->
+          Reply.ok(new ActionApplied(applied.actionId(), applied.from(), applied.to()));
+      case OperatorActions.Result.NotFound notFound ->
+          throw HttpProblem.notFound("no delivery " + id);
+      case OperatorActions.Result.NotAllowed notAllowed ->
+          throw new HttpProblem(409, "not_allowed", notAllowed.reason());
+    };
+  }
+
+  private static DeliveryState state(String text) throws HttpProblem {
+    String name = text.toUpperCase(Locale.ROOT);
+    for (DeliveryState state : DeliveryState.values()) {
+      if (state.name().equals(name)) {
+        return state;
+      }
+    }
+    throw invalid("state must be one of " + Arrays.toString(DeliveryState.values()));
+  }
+
+  /** A number, held to 1..{@value #MAX_LIMIT} as before (a larger one is not an error). */
+  private static int limit(String text) throws HttpProblem {
     try {
-      String authorization = request.getHeaders().get(HttpHeader.AUTHORIZATION);
-      if (authorization == null
-          || !MessageDigest.isEqual(
-              expectedAuthorization, authorization.getBytes(StandardCharsets.UTF_8))) {
-        write(response, callback, 401, error("unauthorized", "operator token required"));
-        return true;
-      }
-      route(request, response, callback, path);
-    } catch (SQLException e) {
-      log.error("Operator API {} {} failed", request.getMethod(), path, e);
-      write(response, callback, 503, error("database_unavailable", e.getMessage()));
-    } catch (IllegalArgumentException e) {
-      write(response, callback, 400, error("invalid_request", e.getMessage()));
-    } catch (IOException e) {
-      write(
-          response, callback, 400, error("invalid_request", "cannot read body: " + e.getMessage()));
+      return Math.min(Math.max(Integer.parseInt(text), 1), MAX_LIMIT);
+    } catch (NumberFormatException e) {
+      throw invalid("limit must be a whole number, was '" + echo(text) + "'");
     }
-    return true;
   }
 
-  private void route(Request request, Response response, Callback callback, String path)
-      throws SQLException, IOException {
-    String method = request.getMethod();
-    String rest = path.substring(PREFIX.length());
-    if (rest.isEmpty() && "GET".equals(method)) {
-      Fields query = Request.extractQueryParameters(request);
-      DeliveryState state =
-          DeliveryState.valueOf(
-              Optional.ofNullable(query.getValue("state"))
-                  .orElse("NEEDS_RECONCILIATION")
-                  .toUpperCase(Locale.ROOT));
-      int limit = Integer.parseInt(Optional.ofNullable(query.getValue("limit")).orElse("100"));
-      ArrayNode list = Json.mapper().createArrayNode();
-      for (DeliveryView view : deliveries.list(state, Math.min(Math.max(limit, 1), 1000))) {
-        list.add(json(view));
-      }
-      write(response, callback, 200, list);
-      return;
-    }
-    String[] parts = rest.substring(1).split("/");
-    UUID id = UUID.fromString(parts[0]);
-    if (parts.length == 1 && "GET".equals(method)) {
-      Optional<DeliveryView> view = deliveries.find(id);
-      if (view.isEmpty()) {
-        write(response, callback, 404, error("not_found", "no delivery " + id));
-      } else {
-        write(response, callback, 200, json(view.get()));
-      }
-      return;
-    }
-    if (parts.length == 2 && "actions".equals(parts[1]) && "POST".equals(method)) {
-      JsonNode body =
-          Json.mapper().readTree(Content.Source.asString(request, StandardCharsets.UTF_8));
-      if (body == null || !body.isObject()) {
-        throw new IllegalArgumentException("body must be a JSON object");
-      }
-      OperatorAction action = OperatorAction.valueOf(text(body, "action").toUpperCase(Locale.ROOT));
-      OperatorActions.Result result =
-          actions.apply(
-              action,
-              id,
-              body.path("remoteId").isTextual() ? body.get("remoteId").asText() : null,
-              text(body, "actor"),
-              text(body, "reason"));
-      ObjectNode answer = Json.mapper().createObjectNode();
-      switch (result) {
-        case OperatorActions.Result.Applied applied -> {
-          answer.put("actionId", applied.actionId().toString());
-          answer.put("from", applied.from().name());
-          answer.put("to", applied.to().name());
-          write(response, callback, 200, answer);
-        }
-        case OperatorActions.Result.NotFound notFound ->
-            write(response, callback, 404, error("not_found", "no delivery " + id));
-        case OperatorActions.Result.NotAllowed notAllowed ->
-            write(response, callback, 409, error("not_allowed", notAllowed.reason()));
-      }
-      return;
-    }
-    write(response, callback, 404, error("not_found", method + " " + path));
+  /** Client text in a message: bounded, so an answer never amplifies a long query. */
+  private static String echo(String text) {
+    return text.length() <= 40 ? text : text.substring(0, 40) + "...";
   }
 
-  private static String text(JsonNode body, String field) {
-    JsonNode value = body.get(field);
-    if (value == null || !value.isTextual() || value.asText().isBlank()) {
-      throw new IllegalArgumentException(field + " is required");
-    }
-    return value.asText();
-  }
-
-  private static ObjectNode json(DeliveryView view) {
-    ObjectNode node = Json.mapper().createObjectNode();
-    node.put("id", view.id().toString());
-    node.put("jobId", view.jobId().toString());
-    node.put("tenant", view.tenant());
-    node.put("articleId", view.articleId());
-    node.put("revisionId", view.revisionId());
-    node.put("destination", view.destination());
-    node.put("state", view.state().name());
-    node.put("attempts", view.attempts());
-    node.put("remoteId", view.remoteId());
-    node.put("lastError", view.lastError());
-    node.put("idempotencyKey", view.idempotencyKey());
-    node.put(
-        "uncertainSince", view.uncertainSince() == null ? null : view.uncertainSince().toString());
-    node.put("updatedAt", view.updatedAt().toString());
-    return node;
-  }
-
-  private static ObjectNode error(String code, String message) {
-    ObjectNode node = Json.mapper().createObjectNode();
-    node.put("error", code);
-    node.put("message", message);
-    return node;
-  }
-
-  private static void write(Response response, Callback callback, int status, JsonNode body) {
-    response.setStatus(status);
-    response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
-    Content.Sink.write(response, true, body.toString(), callback);
+  private static HttpProblem invalid(String message) {
+    return HttpProblem.badRequest("invalid_request", message);
   }
 }

@@ -83,8 +83,9 @@ public final class JsonHttp {
     write(response, callback, status, JSON, bytes, false);
   }
 
-  /** Writes a problem as its error body. */
+  /** Writes a problem as its error body, with its headers. */
   public static void write(Response response, Callback callback, HttpProblem problem) {
+    problem.headers().forEach((name, value) -> response.getHeaders().put(name, value));
     write(response, callback, problem.status(), problem.body());
   }
 

@@ -2,6 +2,7 @@ package io.herald.runtime.http;
 
 import io.herald.runtime.db.SqlFailure;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -28,8 +29,9 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>{@link HttpProblem}: its status and {@code {"error","message"}} body;
- *   <li>a {@link SQLException}: 503 {@code database_unavailable} when {@link SqlFailure} calls it
- *       retriable, else 500 {@code internal_error}; never the SQL or driver text;
+ *   <li>a {@link SQLException}: 503 {@code database_unavailable} with {@code Retry-After} when
+ *       {@link SqlFailure} calls it retriable, else 500 {@code internal_error}; never the SQL or
+ *       driver text;
  *   <li>anything else: 500 {@code internal_error} with a reference id that is also in the log line
  *       carrying the stack trace; never exception text.
  * </ul>
@@ -166,12 +168,14 @@ public final class Router extends Handler.Abstract {
 
   private final String name;
   private final Guard guard;
+  private final String retryAfterSeconds;
   private final List<Template> templates;
 
   private Router(Builder builder) {
     super(InvocationType.BLOCKING);
     this.name = builder.name;
     this.guard = builder.guard;
+    this.retryAfterSeconds = Long.toString(Math.max(1, builder.retryAfter.toSeconds()));
     this.templates = List.copyOf(builder.templates);
   }
 
@@ -208,11 +212,11 @@ public final class Router extends Handler.Abstract {
       if (allowed.contains("GET")) {
         allowed.add("HEAD");
       }
-      response.getHeaders().put(HttpHeader.ALLOW, String.join(", ", allowed));
       JsonHttp.write(
           response,
           callback,
-          new HttpProblem(405, "method_not_allowed", method + " is not allowed on " + path));
+          new HttpProblem(405, "method_not_allowed", method + " is not allowed on " + path)
+              .withHeader(HttpHeader.ALLOW.asString(), String.join(", ", allowed)));
       return true;
     }
     Reply reply;
@@ -253,9 +257,10 @@ public final class Router extends Handler.Abstract {
           reference,
           e);
       return new HttpProblem(
-          503,
-          "database_unavailable",
-          "the database is unavailable; retry later (reference " + reference + ")");
+              503,
+              "database_unavailable",
+              "the database is unavailable; retry later (reference " + reference + ")")
+          .withHeader(HttpHeader.RETRY_AFTER.asString(), retryAfterSeconds);
     }
     log.error("{}: {} {} failed (reference {})", name, method, path, reference, e);
     return new HttpProblem(500, "internal_error", "internal error (reference " + reference + ")");
@@ -271,9 +276,18 @@ public final class Router extends Handler.Abstract {
     private final String name;
     private final List<Template> templates = new ArrayList<>();
     private Guard guard;
+    private Duration retryAfter = Duration.ofSeconds(1);
 
     private Builder(String name) {
       this.name = Objects.requireNonNull(name, "name");
+    }
+
+    /**
+     * What a 503 {@code database_unavailable} tells clients to wait (default 1s, whole seconds).
+     */
+    public Builder retryAfter(Duration retryAfter) {
+      this.retryAfter = Objects.requireNonNull(retryAfter, "retryAfter");
+      return this;
     }
 
     /** Checks every request before its route runs (authentication). */

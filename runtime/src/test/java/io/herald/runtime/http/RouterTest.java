@@ -162,6 +162,8 @@ class RouterTest {
     assertThat(json(permanent).get("error").asText()).isEqualTo("internal_error");
     assertThat(unavailable.statusCode()).isEqualTo(503);
     assertThat(json(unavailable).get("error").asText()).isEqualTo("database_unavailable");
+    assertThat(unavailable.headers().firstValue("retry-after")).hasValue("1");
+    assertThat(permanent.headers().firstValue("retry-after")).isEmpty();
     assertThat(bug.statusCode()).isEqualTo(500);
     for (HttpResponse<String> response : List.of(permanent, unavailable, bug)) {
       assertThat(response.body())
@@ -198,6 +200,8 @@ class RouterTest {
             HttpResponse.BodyHandlers.ofString());
 
     assertThat(response.statusCode()).isEqualTo(401);
+    assertThat(response.headers().firstValue("www-authenticate"))
+        .hasValue("Bearer realm=\"herald\"");
     assertThat(json(response).get("error").asText()).isEqualTo("unauthorized");
   }
 

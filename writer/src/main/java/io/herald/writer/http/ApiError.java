@@ -1,8 +1,15 @@
 package io.herald.writer.http;
 
+import io.herald.runtime.http.HttpProblem;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
 /**
- * Every error the API answers with: the HTTP status, the stable {@code error} code clients may
- * branch on, and the {@code outcome} tag under which the request is counted.
+ * The writer's catalogue of refusals, each an {@link HttpProblem} (runtime's one error type and
+ * body): the HTTP status, the stable {@code error} code clients may branch on, and the {@code
+ * outcome} tag under which the request is counted ({@code herald.writer.http.requests}).
  */
 enum ApiError {
   MALFORMED_JSON(400, "malformed_json", "invalid"),
@@ -19,6 +26,10 @@ enum ApiError {
   INTERNAL_ERROR(500, "internal_error", "error"),
   DATABASE_UNAVAILABLE(503, "database_unavailable", "unavailable");
 
+  private static final Map<String, ApiError> BY_CODE =
+      Arrays.stream(values())
+          .collect(Collectors.toUnmodifiableMap(e -> e.code, Function.identity()));
+
   private final int status;
   private final String code;
   private final String outcome;
@@ -27,6 +38,19 @@ enum ApiError {
     this.status = status;
     this.code = code;
     this.outcome = outcome;
+  }
+
+  /** This refusal with {@code message}; a 401 carries the bearer challenge. */
+  HttpProblem problem(String message) {
+    return this == UNAUTHORIZED
+        ? HttpProblem.unauthorized(message)
+        : new HttpProblem(status, code, message);
+  }
+
+  /** The entry a problem was made from; {@link #INTERNAL_ERROR} for one from elsewhere. */
+  static ApiError of(HttpProblem problem) {
+    ApiError error = BY_CODE.get(problem.code());
+    return error != null && error.status == problem.status() ? error : INTERNAL_ERROR;
   }
 
   int status() {

@@ -5,7 +5,6 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
-import java.util.Objects;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
@@ -23,10 +22,10 @@ import org.slf4j.LoggerFactory;
  * an internal port, and a flood of API requests cannot starve the health check.
  *
  * <p>Protections, in request order: the connector's idle timeout ends a connection that sends
- * nothing (a stalled header or body read) for {@code idleTimeout}; request headers are limited to 8
+ * nothing (a stalled header or body read) for {@code readTimeout}; request headers are limited to 8
  * KiB; a {@link QoSHandler} lets at most {@code maxConcurrentRequests} requests run (each may hold
  * a database connection), parks up to {@code maxQueuedRequests} more without holding a thread for
- * at most {@code maxQueueWait}, and answers the rest 503 with {@code Retry-After}; the API handler
+ * at most {@code queueTimeout}, and answers the rest 503 with {@code Retry-After}; the API handler
  * bounds the body size. On close, requests in flight get {@code stopTimeout} to finish.
  */
 public final class ApiServer implements AutoCloseable {
@@ -37,36 +36,26 @@ public final class ApiServer implements AutoCloseable {
   private static final int THREAD_HEADROOM = 16;
 
   /**
-   * @param host interface to bind; {@code 0.0.0.0} for all
-   * @param port TCP port; 0 picks a free one (tests)
+   * The server's settings, validated by {@code WriterConfig}, where the keys are defined.
+   *
+   * @param host {@code writer.http.host}: interface to bind; {@code 0.0.0.0} for all
+   * @param port {@code writer.http.port}: TCP port; 0 picks a free one (tests)
+   * @param readTimeout {@code writer.http.read-timeout}: the connector's idle timeout
+   * @param maxConcurrentRequests {@code writer.http.max-concurrent-requests}
+   * @param maxQueuedRequests {@code writer.http.max-queued-requests}
+   * @param queueTimeout {@code writer.http.queue-timeout}: longest wait for a concurrent slot
+   * @param retryAfter {@code writer.http.retry-after}: what a 503 tells clients to wait
+   * @param stopTimeout how long requests in flight get to finish on close
    */
   public record Settings(
       String host,
       int port,
-      Duration idleTimeout,
+      Duration readTimeout,
       int maxConcurrentRequests,
       int maxQueuedRequests,
-      Duration maxQueueWait,
+      Duration queueTimeout,
       Duration retryAfter,
-      Duration stopTimeout) {
-    public Settings {
-      Objects.requireNonNull(host, "host");
-      Objects.requireNonNull(idleTimeout, "idleTimeout");
-      Objects.requireNonNull(maxQueueWait, "maxQueueWait");
-      Objects.requireNonNull(retryAfter, "retryAfter");
-      Objects.requireNonNull(stopTimeout, "stopTimeout");
-      if (port < 0 || port > 65535) {
-        throw new IllegalArgumentException("API port must be 0..65535, was " + port);
-      }
-      if (maxConcurrentRequests < 1 || maxQueuedRequests < 0) {
-        throw new IllegalArgumentException(
-            "maxConcurrentRequests must be positive and maxQueuedRequests not negative, were "
-                + maxConcurrentRequests
-                + " and "
-                + maxQueuedRequests);
-      }
-    }
-  }
+      Duration stopTimeout) {}
 
   private final Server server;
   private final ServerConnector connector;
@@ -90,13 +79,13 @@ public final class ApiServer implements AutoCloseable {
     ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(http));
     connector.setHost(settings.host());
     connector.setPort(settings.port());
-    connector.setIdleTimeout(settings.idleTimeout().toMillis());
+    connector.setIdleTimeout(settings.readTimeout().toMillis());
     server.addConnector(connector);
 
     QoSHandler limiter = new QoSHandler(api);
     limiter.setMaxRequestCount(settings.maxConcurrentRequests());
     limiter.setMaxSuspendedRequestCount(settings.maxQueuedRequests());
-    limiter.setMaxSuspend(settings.maxQueueWait());
+    limiter.setMaxSuspend(settings.queueTimeout());
     GracefulHandler graceful = new GracefulHandler(limiter);
     server.setHandler(graceful);
     server.setErrorHandler(new JsonErrorHandler(settings.retryAfter()));
@@ -124,8 +113,8 @@ public final class ApiServer implements AutoCloseable {
         connector.getLocalPort(),
         settings.maxConcurrentRequests(),
         settings.maxQueuedRequests(),
-        settings.maxQueueWait(),
-        settings.idleTimeout());
+        settings.queueTimeout(),
+        settings.readTimeout());
     return new ApiServer(server, connector);
   }
 

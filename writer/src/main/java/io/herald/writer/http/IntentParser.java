@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.herald.common.event.PublicationKey;
 import io.herald.common.json.CanonicalJson;
 import io.herald.common.trace.TraceContext;
+import io.herald.runtime.http.HttpProblem;
 import io.herald.writer.job.PublicationIntent;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -55,34 +56,31 @@ final class IntentParser {
   }
 
   /** One JSON value from the whole body, nothing before or after it. */
-  JsonNode parseBody(byte[] body) throws ApiException {
+  JsonNode parseBody(byte[] body) throws HttpProblem {
     try (JsonParser parser = mapper.createParser(body)) {
       JsonNode root = mapper.readTree(parser);
       if (root == null || root.isMissingNode()) {
-        throw new ApiException(ApiError.MALFORMED_JSON, "the request body is empty");
+        throw ApiError.MALFORMED_JSON.problem("the request body is empty");
       }
       if (parser.nextToken() != null) {
-        throw new ApiException(
-            ApiError.MALFORMED_JSON, "the request body has data after its JSON value");
+        throw ApiError.MALFORMED_JSON.problem("the request body has data after its JSON value");
       }
       return root;
     } catch (StreamConstraintsException e) {
-      throw new ApiException(
-          ApiError.MALFORMED_JSON,
+      throw ApiError.MALFORMED_JSON.problem(
           "the request body exceeds a JSON limit: " + e.getOriginalMessage());
     } catch (JsonProcessingException e) {
-      throw new ApiException(
-          ApiError.MALFORMED_JSON,
+      throw ApiError.MALFORMED_JSON.problem(
           "the request body is not valid JSON: " + echo(e.getOriginalMessage()));
     } catch (IOException e) {
       // Byte-level decoding failures (invalid UTF-8 and other encodings) surface here.
-      throw new ApiException(
-          ApiError.MALFORMED_JSON, "the request body is not valid JSON: " + echo(e.getMessage()));
+      throw ApiError.MALFORMED_JSON.problem(
+          "the request body is not valid JSON: " + echo(e.getMessage()));
     }
   }
 
   /** A single publication: {@code {articleId, revisionId, destination, content:{...}}}. */
-  PublicationIntent intent(JsonNode item, String tenant, TraceContext trace) throws ApiException {
+  PublicationIntent intent(JsonNode item, String tenant, TraceContext trace) throws HttpProblem {
     if (!item.isObject()) {
       throw invalid("a publication must be a JSON object, was " + kind(item));
     }
@@ -121,7 +119,7 @@ final class IntentParser {
   }
 
   /** A batch: a non-empty JSON array of at most {@code maxItems} publications. */
-  List<JsonNode> batchItems(JsonNode root, int maxItems) throws ApiException {
+  List<JsonNode> batchItems(JsonNode root, int maxItems) throws HttpProblem {
     if (!root.isArray()) {
       throw invalid("a batch must be a JSON array of publications, was " + kind(root));
     }
@@ -129,8 +127,7 @@ final class IntentParser {
       throw invalid("a batch must contain at least one publication");
     }
     if (root.size() > maxItems) {
-      throw new ApiException(
-          ApiError.BATCH_TOO_LARGE,
+      throw ApiError.BATCH_TOO_LARGE.problem(
           "a batch holds at most " + maxItems + " publications, this one has " + root.size());
     }
     List<JsonNode> items = new ArrayList<>(root.size());
@@ -138,7 +135,7 @@ final class IntentParser {
     return items;
   }
 
-  private static String id(JsonNode item, String field, boolean slashAllowed) throws ApiException {
+  private static String id(JsonNode item, String field, boolean slashAllowed) throws HttpProblem {
     JsonNode value = item.get(field);
     if (value == null || value.isNull()) {
       throw invalid(field + " is required");
@@ -173,7 +170,7 @@ final class IntentParser {
   }
 
   /** Refuses what jsonb cannot hold, so the insert cannot fail on the client's data. */
-  private static void checkStorable(JsonNode node, String path) throws ApiException {
+  private static void checkStorable(JsonNode node, String path) throws HttpProblem {
     if (node.isTextual()) {
       checkStorableText(node.textValue(), path);
     } else if (node.isFloatingPointNumber()
@@ -192,7 +189,7 @@ final class IntentParser {
     }
   }
 
-  private static void checkStorableText(String text, String path) throws ApiException {
+  private static void checkStorableText(String text, String path) throws HttpProblem {
     if (text.indexOf('\u0000') >= 0) {
       throw invalid(path + " contains U+0000, which PostgreSQL cannot store");
     }
@@ -228,7 +225,7 @@ final class IntentParser {
     return text.length() <= MAX_ECHOED_CHARS ? text : text.substring(0, MAX_ECHOED_CHARS) + "...";
   }
 
-  private static ApiException invalid(String message) {
-    return new ApiException(ApiError.INVALID_REQUEST, message);
+  private static HttpProblem invalid(String message) {
+    return ApiError.INVALID_REQUEST.problem(message);
   }
 }

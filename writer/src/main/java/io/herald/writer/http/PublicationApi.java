@@ -2,10 +2,12 @@ package io.herald.writer.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.herald.common.event.EventHeaders;
 import io.herald.common.trace.TraceContext;
+import io.herald.runtime.http.HttpProblem;
+import io.herald.runtime.http.JsonErrorHandler;
+import io.herald.runtime.http.JsonHttp;
+import io.herald.runtime.http.Router;
 import io.herald.writer.auth.BearerAuthenticator;
 import io.herald.writer.job.JobStore;
 import io.herald.writer.job.PublicationIntent;
@@ -18,10 +20,9 @@ import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.context.Scope;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -46,13 +47,25 @@ import org.slf4j.MDC;
  * <ul>
  *   <li>{@code POST /v1/publications}: 201 new job, 200 same key and payload (the existing job),
  *       409 {@code payload_conflict}, 400, 401, 413, 415, 503 with {@code Retry-After}.
- *   <li>{@code POST /v1/publications:batch}: up to {@code maxBatchItems} publications in one
+ *   <li>{@code POST /v1/publications:batch}: up to {@code batchMaxItems} publications in one
  *       transaction; 200 with one result per item (201/200/409/400 each).
  *   <li>{@code GET /v1/publications/{jobId}}: the job and its status; 404 for another tenant's job.
  * </ul>
  *
- * <p>Every answer is JSON; errors are {@code {"error": code, "message": text}}, never a stack
- * trace. Handlers block on the database, so the server in front bounds how many run at once.
+ * <p>Every answer is JSON written by Jackson from records ({@link ApiBodies}); errors are runtime's
+ * {@link HttpProblem} ({@code {"error": code, "message": text}}, never a stack trace), from the
+ * writer's catalogue {@link ApiError}; errors Jetty produces itself go through runtime's {@link
+ * JsonErrorHandler}. Handlers block on the database, so the server in front bounds how many run at
+ * once.
+ *
+ * <p>Why not runtime's {@link Router}: this is the writer's hot path, and every request, including
+ * one refused before routing (404, 405, 401), runs inside a server span, the trace id in the MDC
+ * and a timer tagged with its route and outcome, and after the answer has its unread body drained
+ * or its connection closed (see {@code write}). The Router has no hook around a request for those,
+ * and its matching allocates per request (path segments, a parameter map, the allowed-methods set,
+ * a call object); three fixed routes are an enum and a switch here. The convention is shared where
+ * it matters to clients: the same error type, body and codes, bodies bounded, records written by
+ * Jackson, {@code no-store}.
  *
  * <p>Thread-safe.
  */
@@ -63,7 +76,6 @@ public final class PublicationApi extends Handler.Abstract {
   static final String PUBLICATIONS = "/v1/publications";
   static final String BATCH = "/v1/publications:batch";
   private static final String JOB_PREFIX = PUBLICATIONS + "/";
-  private static final String JSON = "application/json";
   private static final Duration STACK_TRACE_INTERVAL = Duration.ofSeconds(10);
   private static final String BODY_READ = PublicationApi.class.getName() + ".bodyRead";
 
@@ -77,21 +89,15 @@ public final class PublicationApi extends Handler.Abstract {
   /**
    * The handler's limits.
    *
-   * @param maxBodyBytes largest accepted request body; larger ones get 413
-   * @param maxBatchItems most publications in one batch; more get 413 {@code batch_too_large}
-   * @param retryAfter what a 503 tells clients to wait
+   * <p>Validated by {@code WriterConfig}, where the keys are defined.
+   *
+   * @param requestMaxBytes {@code writer.http.request-max-bytes}: largest accepted request body;
+   *     larger ones get 413
+   * @param batchMaxItems {@code writer.batch.max-items}: most publications in one batch; more get
+   *     413 {@code batch_too_large}
+   * @param retryAfter {@code writer.http.retry-after}: what a 503 tells clients to wait
    */
-  public record Limits(int maxBodyBytes, int maxBatchItems, Duration retryAfter) {
-    public Limits {
-      if (maxBodyBytes < 1 || maxBatchItems < 1) {
-        throw new IllegalArgumentException(
-            "API limits must be positive: maxBodyBytes="
-                + maxBodyBytes
-                + ", maxBatchItems="
-                + maxBatchItems);
-      }
-      Objects.requireNonNull(retryAfter, "retryAfter");
-    }
+  public record Limits(int requestMaxBytes, int batchMaxItems, Duration retryAfter) {
 
     String retryAfterSeconds() {
       return Long.toString(Math.max(1, retryAfter.toSeconds()));
@@ -126,8 +132,14 @@ public final class PublicationApi extends Handler.Abstract {
     }
   }
 
-  /** A response to write. */
-  private record Answer(int status, String outcome, JsonNode body, Map<String, String> headers) {}
+  /** A response to write: a record Jackson writes, and the outcome tag it is counted under. */
+  private record Answer(int status, String outcome, Object body, Map<String, String> headers) {
+
+    static Answer of(HttpProblem problem) {
+      return new Answer(
+          problem.status(), ApiError.of(problem).outcome(), problem.body(), problem.headers());
+    }
+  }
 
   private final JobStore jobs;
   private final BearerAuthenticator authenticator;
@@ -172,19 +184,23 @@ public final class PublicationApi extends Handler.Abstract {
     Scope scope = traced.span().makeCurrent();
     try {
       answer = answer(request, route, path, trace);
-    } catch (ApiException e) {
-      answer = error(e.error(), e.getMessage(), route);
+    } catch (HttpProblem problem) {
+      answer = Answer.of(problem);
     } catch (StoreUnavailableException e) {
       logUnavailable(e);
       answer =
-          error(
-              ApiError.DATABASE_UNAVAILABLE,
-              "the database is unavailable; retry after " + limits.retryAfterSeconds() + " s",
-              route);
+          Answer.of(
+              ApiError.DATABASE_UNAVAILABLE
+                  .problem(
+                      "the database is unavailable; retry after "
+                          + limits.retryAfterSeconds()
+                          + " s")
+                  .withHeader(HttpHeader.RETRY_AFTER.asString(), limits.retryAfterSeconds()));
     } catch (RuntimeException e) {
       log.error("{} {} failed unexpectedly", request.getMethod(), path, e);
       traced.span().setStatus(StatusCode.ERROR);
-      answer = error(ApiError.INTERNAL_ERROR, "internal error; trace id " + trace.traceId(), route);
+      answer =
+          Answer.of(ApiError.INTERNAL_ERROR.problem("internal error; trace id " + trace.traceId()));
     } finally {
       scope.close();
     }
@@ -220,13 +236,14 @@ public final class PublicationApi extends Handler.Abstract {
   }
 
   private Answer answer(Request request, Route route, String path, TraceContext trace)
-      throws ApiException {
+      throws HttpProblem {
     if (route == Route.UNKNOWN) {
-      throw new ApiException(ApiError.NOT_FOUND, "no resource at this path");
+      throw ApiError.NOT_FOUND.problem("no resource at this path");
     }
     if (!route.method.equals(request.getMethod())) {
-      throw new ApiException(
-          ApiError.METHOD_NOT_ALLOWED, "this resource accepts " + route.method + " only");
+      throw ApiError.METHOD_NOT_ALLOWED
+          .problem("this resource accepts " + route.method + " only")
+          .withHeader(HttpHeader.ALLOW.asString(), route.method);
     }
     String tenant = authenticate(request);
     return switch (route) {
@@ -237,17 +254,16 @@ public final class PublicationApi extends Handler.Abstract {
     };
   }
 
-  private String authenticate(Request request) throws ApiException {
+  private String authenticate(Request request) throws HttpProblem {
     String tenant =
         authenticator
             .tenantOf(request.getHeaders().get(HttpHeader.AUTHORIZATION))
-            .orElseThrow(
-                () -> new ApiException(ApiError.UNAUTHORIZED, "a valid bearer token is required"));
+            .orElseThrow(() -> ApiError.UNAUTHORIZED.problem("a valid bearer token is required"));
     MDC.put("tenant", tenant);
     return tenant;
   }
 
-  private Answer publish(Request request, String tenant, TraceContext trace) throws ApiException {
+  private Answer publish(Request request, String tenant, TraceContext trace) throws HttpProblem {
     JsonNode root = parser.parseBody(readJsonBody(request));
     PublicationIntent intent = parser.intent(root, tenant, trace);
     Reservation reservation = jobs.reserve(List.of(intent)).getFirst();
@@ -260,12 +276,12 @@ public final class PublicationApi extends Handler.Abstract {
         yield new Answer(
             201,
             "created",
-            JobJson.summary(mapper, created.job()),
+            ApiBodies.Job.of(created.job()),
             Map.of(HttpHeader.LOCATION.asString(), JOB_PREFIX + created.job().id()));
       }
       case Reservation.Replayed replayed -> {
         log.debug("Replayed publication job for {}", intent.key());
-        yield new Answer(200, "replayed", JobJson.summary(mapper, replayed.job()), Map.of());
+        yield new Answer(200, "replayed", ApiBodies.Job.of(replayed.job()), Map.of());
       }
       case Reservation.Conflict conflict -> {
         log.info(
@@ -273,26 +289,26 @@ public final class PublicationApi extends Handler.Abstract {
             intent.key(),
             conflict.job().payloadHash(),
             intent.payloadHash());
-        yield new Answer(409, "conflict", conflictBody(conflict, intent), Map.of());
+        yield new Answer(
+            409, "conflict", ApiBodies.Conflict.of(conflict.job(), intent.payloadHash()), Map.of());
       }
     };
   }
 
-  private Answer batch(Request request, String tenant, TraceContext trace) throws ApiException {
+  private Answer batch(Request request, String tenant, TraceContext trace) throws HttpProblem {
     List<JsonNode> items =
-        parser.batchItems(parser.parseBody(readJsonBody(request)), limits.maxBatchItems());
-    ObjectNode[] results = new ObjectNode[items.size()];
+        parser.batchItems(parser.parseBody(readJsonBody(request)), limits.batchMaxItems());
+    ApiBodies.Item[] results = new ApiBodies.Item[items.size()];
     List<PublicationIntent> intents = new ArrayList<>(items.size());
     List<Integer> positions = new ArrayList<>(items.size());
     for (int i = 0; i < items.size(); i++) {
       try {
         intents.add(parser.intent(items.get(i), tenant, trace));
         positions.add(i);
-      } catch (ApiException e) {
-        results[i] = itemResult(i, e.error().status());
-        results[i].put("error", e.error().code());
-        results[i].put("message", e.getMessage());
-        metrics.batchItem(e.error().outcome());
+      } catch (HttpProblem problem) {
+        results[i] =
+            new ApiBodies.Refused(i, problem.status(), problem.code(), problem.getMessage());
+        metrics.batchItem(ApiError.of(problem).outcome());
       }
     }
     List<Reservation> reservations = jobs.reserve(intents);
@@ -302,58 +318,35 @@ public final class PublicationApi extends Handler.Abstract {
       Reservation reservation = reservations.get(k);
       switch (reservation) {
         case Reservation.Created c -> {
-          results[index] = itemResult(index, 201).set("job", JobJson.summary(mapper, c.job()));
+          results[index] = new ApiBodies.Reserved(index, 201, ApiBodies.Job.of(c.job()));
           created++;
           metrics.batchItem("created");
         }
         case Reservation.Replayed r -> {
-          results[index] = itemResult(index, 200).set("job", JobJson.summary(mapper, r.job()));
+          results[index] = new ApiBodies.Reserved(index, 200, ApiBodies.Job.of(r.job()));
           metrics.batchItem("replayed");
         }
         case Reservation.Conflict c -> {
-          results[index] = itemResult(index, 409).setAll(conflictBody(c, intents.get(k)));
+          results[index] =
+              new ApiBodies.Conflicting(
+                  index, 409, ApiBodies.Conflict.of(c.job(), intents.get(k).payloadHash()));
           metrics.batchItem("conflict");
         }
       }
     }
     log.debug("Batch of {} publications: {} new jobs", items.size(), created);
-    ObjectNode body = mapper.createObjectNode();
-    ArrayNode array = body.putArray("results");
-    for (ObjectNode result : results) {
-      array.add(result);
-    }
-    return new Answer(200, "ok", body, Map.of());
+    return new Answer(200, "ok", new ApiBodies.Batch(Arrays.asList(results)), Map.of());
   }
 
-  private Answer job(String id, String tenant) throws ApiException {
+  private Answer job(String id, String tenant) throws HttpProblem {
     if (!UUID_TEXT.matcher(id).matches()) {
-      throw new ApiException(ApiError.NOT_FOUND, "no publication job with this id");
+      throw ApiError.NOT_FOUND.problem("no publication job with this id");
     }
     UUID jobId = UUID.fromString(id);
     MDC.put("jobId", jobId.toString());
     return jobs.find(tenant, jobId)
-        .map(job -> new Answer(200, "ok", JobJson.full(mapper, job), Map.<String, String>of()))
-        .orElseThrow(() -> new ApiException(ApiError.NOT_FOUND, "no publication job " + jobId));
-  }
-
-  private ObjectNode itemResult(int index, int status) {
-    ObjectNode node = mapper.createObjectNode();
-    node.put("index", index);
-    node.put("status", status);
-    return node;
-  }
-
-  private ObjectNode conflictBody(Reservation.Conflict conflict, PublicationIntent intent) {
-    ObjectNode body =
-        JobJson.error(
-            mapper,
-            ApiError.PAYLOAD_CONFLICT.code(),
-            "a job for this tenant, articleId, revisionId and destination exists with other"
-                + " content; publish changed content as a new revision");
-    body.put("jobId", conflict.job().id().toString());
-    body.put("storedPayloadHash", conflict.job().payloadHash());
-    body.put("requestPayloadHash", intent.payloadHash());
-    return body;
+        .map(job -> new Answer(200, "ok", ApiBodies.JobWithContent.of(job), Map.of()))
+        .orElseThrow(() -> ApiError.NOT_FOUND.problem("no publication job " + jobId));
   }
 
   /**
@@ -361,19 +354,19 @@ public final class PublicationApi extends Handler.Abstract {
    * undeclared (chunked) one is read up to one byte past the limit. What is left unread is dealt
    * with when the answer is written.
    */
-  private byte[] readJsonBody(Request request) throws ApiException {
+  private byte[] readJsonBody(Request request) throws HttpProblem {
     if (!isJson(request.getHeaders().get(HttpHeader.CONTENT_TYPE))) {
-      throw new ApiException(
-          ApiError.UNSUPPORTED_MEDIA_TYPE, "the request body must be application/json (UTF-8)");
+      throw ApiError.UNSUPPORTED_MEDIA_TYPE.problem(
+          "the request body must be application/json (UTF-8)");
     }
     long declared = request.getLength();
-    if (declared > limits.maxBodyBytes()) {
+    if (declared > limits.requestMaxBytes()) {
       throw tooLarge();
     }
     InputStream in = Content.Source.asInputStream(request);
     try {
-      byte[] body = in.readNBytes(limits.maxBodyBytes() + 1);
-      if (body.length > limits.maxBodyBytes()) {
+      byte[] body = in.readNBytes(limits.requestMaxBytes() + 1);
+      if (body.length > limits.requestMaxBytes()) {
         throw tooLarge();
       }
       request.setAttribute(BODY_READ, Boolean.TRUE);
@@ -381,12 +374,11 @@ public final class PublicationApi extends Handler.Abstract {
     } catch (IOException e) {
       for (Throwable t = e; t != null; t = t.getCause()) {
         if (t instanceof TimeoutException) {
-          throw new ApiException(
-              ApiError.REQUEST_TIMEOUT, "the request body did not arrive in time");
+          throw ApiError.REQUEST_TIMEOUT.problem("the request body did not arrive in time");
         }
       }
-      throw new ApiException(
-          ApiError.UNREADABLE_BODY, "the request body could not be read: " + e.getMessage());
+      throw ApiError.UNREADABLE_BODY.problem(
+          "the request body could not be read: " + e.getMessage());
     }
   }
 
@@ -398,7 +390,7 @@ public final class PublicationApi extends Handler.Abstract {
    */
   private boolean discardRest(Request request) {
     long declared = request.getLength();
-    long max = (long) DISCARD_FACTOR * limits.maxBodyBytes();
+    long max = (long) DISCARD_FACTOR * limits.requestMaxBytes();
     if (declared > max) {
       return false;
     }
@@ -420,10 +412,9 @@ public final class PublicationApi extends Handler.Abstract {
     }
   }
 
-  private ApiException tooLarge() {
-    return new ApiException(
-        ApiError.PAYLOAD_TOO_LARGE,
-        "the request body is larger than " + limits.maxBodyBytes() + " bytes");
+  private HttpProblem tooLarge() {
+    return ApiError.PAYLOAD_TOO_LARGE.problem(
+        "the request body is larger than " + limits.requestMaxBytes() + " bytes");
   }
 
   /** {@code application/json}, with no charset or UTF-8 (RFC 8259 allows nothing else). */
@@ -432,7 +423,7 @@ public final class PublicationApi extends Handler.Abstract {
       return false;
     }
     String[] parts = contentType.split(";");
-    if (!parts[0].strip().equalsIgnoreCase(JSON)) {
+    if (!parts[0].strip().equalsIgnoreCase(JsonHttp.JSON)) {
       return false;
     }
     for (int i = 1; i < parts.length; i++) {
@@ -446,20 +437,6 @@ public final class PublicationApi extends Handler.Abstract {
       }
     }
     return true;
-  }
-
-  private Answer error(ApiError error, String message, Route route) {
-    Map<String, String> headers = new LinkedHashMap<>();
-    switch (error) {
-      case UNAUTHORIZED ->
-          headers.put(HttpHeader.WWW_AUTHENTICATE.asString(), "Bearer realm=\"herald\"");
-      case METHOD_NOT_ALLOWED -> headers.put(HttpHeader.ALLOW.asString(), route.method);
-      case DATABASE_UNAVAILABLE ->
-          headers.put(HttpHeader.RETRY_AFTER.asString(), limits.retryAfterSeconds());
-      default -> {}
-    }
-    return new Answer(
-        error.status(), error.outcome(), JobJson.error(mapper, error.code(), message), headers);
   }
 
   /**
@@ -481,15 +458,12 @@ public final class PublicationApi extends Handler.Abstract {
       callback.failed(e);
       return;
     }
-    response.setStatus(answer.status());
-    response.getHeaders().put(HttpHeader.CONTENT_TYPE, JSON);
-    response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
     answer.headers().forEach((name, value) -> response.getHeaders().put(name, value));
     if (request.getLength() != 0
         && request.getAttribute(BODY_READ) == null
         && !discardRest(request)) {
       response.getHeaders().put(HttpHeader.CONNECTION, "close");
     }
-    response.write(true, ByteBuffer.wrap(bytes), callback);
+    JsonHttp.write(response, callback, answer.status(), JsonHttp.JSON, bytes, false);
   }
 }

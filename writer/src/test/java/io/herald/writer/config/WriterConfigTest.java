@@ -33,8 +33,8 @@ class WriterConfigTest {
     WriterConfig config = WriterConfig.load(SHIPPED.file(), Map.of());
 
     assertEquals(8080, config.http().port());
-    assertEquals(1L << 20, config.api().maxBodyBytes());
-    assertEquals(Duration.ofSeconds(30), config.http().idleTimeout());
+    assertEquals(1L << 20, config.api().requestMaxBytes());
+    assertEquals(Duration.ofSeconds(30), config.http().readTimeout());
     assertEquals("jdbc:postgresql://localhost:5432/herald", config.database().jdbcUrl());
     assertEquals(OutboxRetention.DELETE_IMMEDIATELY, config.outboxRetention());
     assertEquals(8081, config.ops().port());
@@ -188,8 +188,8 @@ class WriterConfigTest {
 
     WriterConfig config = WriterConfig.from(ConfigSource.of(props, Map.of()));
 
-    assertEquals(Duration.ofSeconds(3), config.http().maxQueueWait());
-    assertEquals(7, config.api().maxBatchItems());
+    assertEquals(Duration.ofSeconds(3), config.http().queueTimeout());
+    assertEquals(7, config.api().batchMaxItems());
     assertEquals("statuses", config.status().orElseThrow().topic());
     assertEquals(Duration.ofSeconds(9), config.startup().startupTimeout());
     assertEquals("other_slot", config.capture().slot());

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.herald.common.json.Json;
 import io.herald.common.trace.TraceContext;
+import io.herald.runtime.http.HttpProblem;
 import io.herald.writer.job.PublicationIntent;
 import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
@@ -102,7 +103,7 @@ class IntentParserTest {
     assertMalformed("[".repeat(10_000) + "]".repeat(10_000));
     assertThatThrownBy(() -> parser.parseBody(new byte[] {'"', (byte) 0xC3, (byte) 0x28, '"'}))
         .isInstanceOfSatisfying(
-            ApiException.class, e -> assertThat(e.error()).isEqualTo(ApiError.MALFORMED_JSON));
+            HttpProblem.class, e -> assertThat(ApiError.of(e)).isEqualTo(ApiError.MALFORMED_JSON));
   }
 
   @Test
@@ -110,10 +111,10 @@ class IntentParserTest {
     assertThat(parser.batchItems(Json.mapper().readTree("[{},{}]"), 2)).hasSize(2);
     assertThatThrownBy(() -> parser.batchItems(Json.mapper().readTree("[{},{},{}]"), 2))
         .isInstanceOfSatisfying(
-            ApiException.class, e -> assertThat(e.error()).isEqualTo(ApiError.BATCH_TOO_LARGE));
+            HttpProblem.class, e -> assertThat(ApiError.of(e)).isEqualTo(ApiError.BATCH_TOO_LARGE));
     assertThatThrownBy(() -> parser.batchItems(Json.mapper().readTree("[]"), 2))
         .isInstanceOfSatisfying(
-            ApiException.class, e -> assertThat(e.error()).isEqualTo(ApiError.INVALID_REQUEST));
+            HttpProblem.class, e -> assertThat(ApiError.of(e)).isEqualTo(ApiError.INVALID_REQUEST));
   }
 
   @Test
@@ -127,7 +128,7 @@ class IntentParserTest {
     assertThat(PublicationApi.isJson(null)).isFalse();
   }
 
-  private PublicationIntent parse(String json) throws ApiException {
+  private PublicationIntent parse(String json) throws HttpProblem {
     JsonNode root = parser.parseBody(json.getBytes(StandardCharsets.UTF_8));
     return parser.intent(root, "t1", TRACE);
   }
@@ -135,9 +136,9 @@ class IntentParserTest {
   private void assertInvalid(String json, String message) {
     assertThatThrownBy(() -> parse(json))
         .isInstanceOfSatisfying(
-            ApiException.class,
+            HttpProblem.class,
             e -> {
-              assertThat(e.error()).isEqualTo(ApiError.INVALID_REQUEST);
+              assertThat(ApiError.of(e)).isEqualTo(ApiError.INVALID_REQUEST);
               assertThat(e.getMessage()).contains(message);
             });
   }
@@ -145,6 +146,6 @@ class IntentParserTest {
   private void assertMalformed(String json) {
     assertThatThrownBy(() -> parser.parseBody(json.getBytes(StandardCharsets.UTF_8)))
         .isInstanceOfSatisfying(
-            ApiException.class, e -> assertThat(e.error()).isEqualTo(ApiError.MALFORMED_JSON));
+            HttpProblem.class, e -> assertThat(ApiError.of(e)).isEqualTo(ApiError.MALFORMED_JSON));
   }
 }
