@@ -48,12 +48,13 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 /**
  * What the consumer's integration tests share: the schema, a producer that writes {@code
  * PublicationRequested} records exactly as the relay does, simulators, consumer configs with short
- * timings, and queries on the delivery table and the status events.
+ * timings, and queries on the delivery table and the status events. Public for the consumer
+ * benchmark in {@code bench}, which runs on this kit (the consumer's test-jar).
  */
-final class TestKit implements AutoCloseable {
+public final class TestKit implements AutoCloseable {
 
   /** One destination of a test: its name, simulator and declared capabilities. */
-  record Destination(
+  public record Destination(
       String name, DestinationSimulator simulator, boolean idempotent, boolean lookup) {}
 
   final StackContext stack;
@@ -63,7 +64,7 @@ final class TestKit implements AutoCloseable {
   private final KafkaProducer<byte[], byte[]> producer;
   private final List<AutoCloseable> resources = new ArrayList<>();
 
-  TestKit(StackContext stack, String name, int partitions) {
+  public TestKit(StackContext stack, String name, int partitions) {
     this.stack = stack;
     this.topic = stack.topic(name);
     this.dlqTopic = stack.topic(name + "-dlq");
@@ -90,13 +91,13 @@ final class TestKit implements AutoCloseable {
     return simulator;
   }
 
-  Destination destination(String name, Behaviour behaviour) {
+  public Destination destination(String name, Behaviour behaviour) {
     return new Destination(
         name, simulator(behaviour), behaviour.honoursIdempotencyKey(), behaviour.supportsLookup());
   }
 
   /** Consumer properties with timings short enough for tests (lease 3s, read timeout 1s). */
-  Map<String, String> properties(String group, Destination... destinations) {
+  public Map<String, String> properties(String group, Destination... destinations) {
     Map<String, String> p = new LinkedHashMap<>();
     p.put("consumer.db.jdbc-url", stack.jdbcUrl());
     p.put("consumer.db.user", stack.user());
@@ -134,14 +135,14 @@ final class TestKit implements AutoCloseable {
     return p;
   }
 
-  HeraldConsumer start(Map<String, String> properties) {
+  public HeraldConsumer start(Map<String, String> properties) {
     HeraldConsumer consumer =
         HeraldConsumer.start(ConsumerConfig.from(ConfigSource.of(properties, Map.of())));
     resources.add(consumer);
     return consumer;
   }
 
-  static PublicationRequested request(PublicationKey key, String title) {
+  public static PublicationRequested request(PublicationKey key, String title) {
     ObjectNode content = Json.mapper().createObjectNode();
     content.put("title", title);
     content.put("body", "Text of " + key.articleId() + " " + key.revisionId());
@@ -169,7 +170,7 @@ final class TestKit implements AutoCloseable {
   }
 
   /** Produces without waiting for the acknowledgement (benchmarks); {@link #flush()} waits. */
-  void sendAsync(PublicationRequested request) {
+  public void sendAsync(PublicationRequested request) {
     ProducerRecord<byte[], byte[]> record =
         new ProducerRecord<>(
             topic,
@@ -189,7 +190,7 @@ final class TestKit implements AutoCloseable {
     producer.send(record);
   }
 
-  void flush() {
+  public void flush() {
     producer.flush();
   }
 
@@ -246,7 +247,7 @@ final class TestKit implements AutoCloseable {
         deliveryId.toString());
   }
 
-  List<String> query(String sql, Object... args) {
+  public List<String> query(String sql, Object... args) {
     try (Connection connection = stack.dataSource().getConnection();
         PreparedStatement statement = connection.prepareStatement(sql)) {
       for (int i = 0; i < args.length; i++) {

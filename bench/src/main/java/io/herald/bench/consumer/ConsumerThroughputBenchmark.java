@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.herald.common.event.PublicationKey;
 import io.herald.consumer.HeraldConsumer;
+import io.herald.consumer.TestKit;
 import io.herald.devstack.StackContext;
 import io.herald.devstack.simulator.Behaviour;
 import java.io.IOException;
@@ -41,18 +42,16 @@ public final class ConsumerThroughputBenchmark {
   static void deliveriesPerSecondFromAPreloadedTopicAgainstPgbenchOfTheSameSql(StackContext stack)
       throws Exception {
     int records = Integer.getInteger("herald.bench.records", 5000);
-    try (ConsumerBenchKit warmUp = new ConsumerBenchKit(stack, "bench-warm", 8)) {
+    try (TestKit warmUp = new TestKit(stack, "bench-warm", 8)) {
       // An unreported first pass, so the JIT has compiled the hot paths before we measure.
-      ConsumerBenchKit.Destination destination =
-          warmUp.destination("bench-warm", Behaviour.cooperative());
+      TestKit.Destination destination = warmUp.destination("bench-warm", Behaviour.cooperative());
       preload(warmUp, "bench-warm", 2000);
       warmUp.start(
           tuned(warmUp.properties(stack.groupId("bench-warm"), destination), "bench-warm", 32));
       awaitPublished(warmUp, "bench-warm", 2000);
     }
-    try (ConsumerBenchKit kit = new ConsumerBenchKit(stack, "bench-zero", 8)) {
-      ConsumerBenchKit.Destination destination =
-          kit.destination("bench-zero", Behaviour.cooperative());
+    try (TestKit kit = new TestKit(stack, "bench-zero", 8)) {
+      TestKit.Destination destination = kit.destination("bench-zero", Behaviour.cooperative());
       preload(kit, "bench-zero", records);
       Map<String, String> properties =
           tuned(kit.properties(stack.groupId("bench-zero"), destination), "bench-zero", 32);
@@ -92,8 +91,8 @@ public final class ConsumerThroughputBenchmark {
     for (int run = 0; run < 4; run++) {
       int instances = run % 2 + 1;
       String name = "bench-slow-" + run;
-      try (ConsumerBenchKit kit = new ConsumerBenchKit(stack, name, 8)) {
-        ConsumerBenchKit.Destination destination =
+      try (TestKit kit = new TestKit(stack, name, 8)) {
+        TestKit.Destination destination =
             kit.destination(name, Behaviour.cooperative().withLatency(Duration.ofMillis(50)));
         preload(kit, name, records);
         Map<String, String> properties =
@@ -127,7 +126,7 @@ public final class ConsumerThroughputBenchmark {
   }
 
   /** From the first delivery row created to the last one published, by the database's clock. */
-  private static double busySeconds(ConsumerBenchKit kit, String destination) {
+  private static double busySeconds(TestKit kit, String destination) {
     return Double.parseDouble(
         kit.query(
                 "SELECT extract(epoch FROM max(updated_at) - min(created_at))"
@@ -157,16 +156,15 @@ public final class ConsumerThroughputBenchmark {
     return properties;
   }
 
-  private static void preload(ConsumerBenchKit kit, String destination, int records) {
+  private static void preload(TestKit kit, String destination, int records) {
     for (int i = 0; i < records; i++) {
       kit.sendAsync(
-          ConsumerBenchKit.request(
-              new PublicationKey("t1", "a-" + i, "r-1", destination), "Bench " + i));
+          TestKit.request(new PublicationKey("t1", "a-" + i, "r-1", destination), "Bench " + i));
     }
     kit.flush();
   }
 
-  private static void awaitPublished(ConsumerBenchKit kit, String destination, int records) {
+  private static void awaitPublished(TestKit kit, String destination, int records) {
     long start = System.nanoTime();
     await()
         .atMost(Duration.ofMinutes(10))

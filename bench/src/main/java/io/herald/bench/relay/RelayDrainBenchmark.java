@@ -3,6 +3,8 @@ package io.herald.bench.relay;
 import io.herald.devstack.PostgresServer;
 import io.herald.devstack.StackContext;
 import io.herald.relay.RelayJvmOptions;
+import io.herald.relay.it.OutboxRows;
+import io.herald.relay.it.RelayFixture;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -125,7 +127,7 @@ public final class RelayDrainBenchmark {
   }
 
   static void printDrainLatencyAndCostFigures(StackContext context) throws Exception {
-    RelayBenchFixture fixture = new RelayBenchFixture(context, "benchmark");
+    RelayFixture fixture = new RelayFixture(context, "benchmark");
     List<String> report = new ArrayList<>();
     // Ratios per "variant, rows/tx", in round order: the rounds' spread is the figure to compare.
     Map<String, List<Double>> ratios = new LinkedHashMap<>();
@@ -149,7 +151,7 @@ public final class RelayDrainBenchmark {
           Recv recv = pgRecvLogical(context, recvSlot, endLsn);
           execute(fixture, "SELECT pg_drop_replication_slot('" + recvSlot + "')");
 
-          RelayBenchFixture.Relay relay = fixture.start(variant.settings(), variant.jvm());
+          RelayFixture.Relay relay = fixture.start(variant.settings(), variant.jvm());
           ProcessHandle handle = ProcessHandle.of(relay.pid()).orElseThrow();
           long started = System.nanoTime();
           awaitEndOffsets(fixture, target - ROWS + 1, Duration.ofMinutes(5));
@@ -237,8 +239,7 @@ public final class RelayDrainBenchmark {
   }
 
   /** The committed-memory lines of {@code jcmd PID VM.native_memory summary}, condensed. */
-  private static String nmt(RelayBenchFixture.Relay relay)
-      throws IOException, InterruptedException {
+  private static String nmt(RelayFixture.Relay relay) throws IOException, InterruptedException {
     Process jcmd =
         new ProcessBuilder(
                 Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
@@ -277,7 +278,7 @@ public final class RelayDrainBenchmark {
    * it vacuums the outbox for tens of seconds on the same two cores, which is the box recovering
    * from the load, not the relay's latency.
    */
-  private static String awaitNoAutovacuum(RelayBenchFixture fixture) throws Exception {
+  private static String awaitNoAutovacuum(RelayFixture fixture) throws Exception {
     long start = System.nanoTime();
     String workers =
         "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'";
@@ -305,8 +306,7 @@ public final class RelayDrainBenchmark {
    * longer than relay.stream.idle-after, so the idle wait is on.
    */
   private static String latency(
-      RelayBenchFixture fixture, RelayBenchFixture.Relay relay, ProcessHandle handle)
-      throws Exception {
+      RelayFixture fixture, RelayFixture.Relay relay, ProcessHandle handle) throws Exception {
     int warmUpSeconds = 15;
     String vacuum = awaitNoAutovacuum(fixture);
     Latencies high = offered(fixture, 1_000, 30_000, warmUpSeconds);
@@ -412,7 +412,7 @@ public final class RelayDrainBenchmark {
   }
 
   private static Latencies offered(
-      RelayBenchFixture fixture, int perSecond, int events, int warmUpSeconds) throws Exception {
+      RelayFixture fixture, int perSecond, int events, int warmUpSeconds) throws Exception {
     Map<String, Long> committedAt = new ConcurrentHashMap<>();
     List<Long> latencies = Collections.synchronizedList(new ArrayList<>());
     java.util.SortedMap<Integer, Long> worstPerSecond = new java.util.TreeMap<>();
@@ -456,7 +456,7 @@ public final class RelayDrainBenchmark {
   }
 
   private static void offer(
-      RelayBenchFixture fixture, int perSecond, int events, Map<String, Long> committedAt) {
+      RelayFixture fixture, int perSecond, int events, Map<String, Long> committedAt) {
     String sql =
         "INSERT INTO writer.outbox (id, aggregate_type, aggregate_id, event_type, tenant_id, payload)"
             + " VALUES (?, 'publication', ?, 'PublicationRequested', 't1', ?::jsonb)";
@@ -471,8 +471,8 @@ public final class RelayDrainBenchmark {
         }
         java.util.UUID id = java.util.UUID.randomUUID();
         insert.setObject(1, id);
-        insert.setString(2, RelayBenchFixture.key(i, 50));
-        insert.setString(3, RelayBenchFixture.payload(i));
+        insert.setString(2, OutboxRows.key(i, 50));
+        insert.setString(3, OutboxRows.payload(i));
         insert.executeUpdate();
         committedAt.put(id.toString(), System.nanoTime());
       }
@@ -489,7 +489,7 @@ public final class RelayDrainBenchmark {
   }
 
   /** Loads the backlog server-side: {@code rowsPerTx} rows per committed transaction. */
-  private static void load(RelayBenchFixture fixture, int rows, int rowsPerTx) throws Exception {
+  private static void load(RelayFixture fixture, int rows, int rowsPerTx) throws Exception {
     String block =
         """
         DO $$
@@ -556,7 +556,7 @@ public final class RelayDrainBenchmark {
    * Waits until the topic's partitions hold {@code target} records in all. Asks through the admin
    * client: a consumer's end-offset lookups log a warning per partition per call.
    */
-  private static void awaitEndOffsets(RelayBenchFixture fixture, long target, Duration timeout)
+  private static void awaitEndOffsets(RelayFixture fixture, long target, Duration timeout)
       throws InterruptedException, ExecutionException {
     try (Admin admin =
         Admin.create(
@@ -630,14 +630,14 @@ public final class RelayDrainBenchmark {
     return (System.nanoTime() - startNanos) / 1_000_000;
   }
 
-  private static void execute(RelayBenchFixture fixture, String sql) throws Exception {
+  private static void execute(RelayFixture fixture, String sql) throws Exception {
     try (Connection connection = fixture.dataSource().getConnection();
         Statement statement = connection.createStatement()) {
       statement.execute(sql);
     }
   }
 
-  private static String query(RelayBenchFixture fixture, String sql) throws Exception {
+  private static String query(RelayFixture fixture, String sql) throws Exception {
     try (Connection connection = fixture.dataSource().getConnection();
         Statement statement = connection.createStatement();
         ResultSet rows = statement.executeQuery(sql)) {

@@ -19,7 +19,7 @@ import org.postgresql.PGConnection;
  * <p>Each row's payload carries a sequence number; rows are spread over {@code keys} aggregate ids
  * so that per-key commit order can be checked on the Kafka side.
  */
-final class OutboxRows {
+public final class OutboxRows {
 
   static final String EVENT_TYPE = "PublicationRequested";
   static final String TENANT = "t1";
@@ -39,11 +39,11 @@ final class OutboxRows {
     this.keys = keys;
   }
 
-  static String key(long seq, int keys) {
+  public static String key(long seq, int keys) {
     return TENANT + "/a-" + (seq % keys) + "/dest-a";
   }
 
-  static String payload(long seq) {
+  public static String payload(long seq) {
     return "{\"seq\": "
         + seq
         + ", \"tenant\": \""

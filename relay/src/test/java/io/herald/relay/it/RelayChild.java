@@ -16,7 +16,7 @@ import java.util.OptionalInt;
  * JDK AOT cache needs, {@link #terminate()} failing the test when SIGTERM does not stop the relay,
  * and {@link #close()} as SIGKILL (a test that wants a clean stop says so).
  */
-final class RelayChild implements AutoCloseable {
+public final class RelayChild implements AutoCloseable {
 
   /** Test JVM options: small heap, quick start (C1 only) on the busy CI box. */
   static final List<String> TEST_JVM =
@@ -50,7 +50,7 @@ final class RelayChild implements AutoCloseable {
     return new RelayChild(builder.start());
   }
 
-  long pid() {
+  public long pid() {
     return jvm.pid();
   }
 
@@ -64,7 +64,7 @@ final class RelayChild implements AutoCloseable {
   }
 
   /** SIGTERM, then waits for the process to exit; returns its exit code. */
-  int terminate() throws InterruptedException {
+  public int terminate() throws InterruptedException {
     OptionalInt exit = jvm.stop(TERMINATE_GRACE);
     if (exit.isEmpty()) {
       throw new AssertionError(

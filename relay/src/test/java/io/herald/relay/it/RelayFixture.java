@@ -30,9 +30,10 @@ import javax.sql.DataSource;
 /**
  * One test class's relay set-up: migrated schemas with the class's own publication and slot, its
  * own topics, and property files for child-JVM relays built from the shipped {@code
- * connect-config/relay.properties} with the test's connection settings on top.
+ * connect-config/relay.properties} with the test's connection settings on top. Public for the relay
+ * benchmark in {@code bench}, which runs on this fixture (the relay's test-jar).
  */
-final class RelayFixture {
+public final class RelayFixture {
 
   static final Path SHIPPED = Path.of("..", "connect-config", "relay.properties");
 
@@ -40,11 +41,11 @@ final class RelayFixture {
   private final String name;
   private final DataSource dataSource;
   private final AtomicInteger instances = new AtomicInteger();
-  final String publicationEvents;
-  final String deliveryEvents;
-  final String offsetsTopic;
+  public final String publicationEvents;
+  public final String deliveryEvents;
+  public final String offsetsTopic;
 
-  RelayFixture(StackContext context, String name) {
+  public RelayFixture(StackContext context, String name) {
     this.context = context;
     this.name = name;
     this.dataSource = context.dataSource();
@@ -58,11 +59,11 @@ final class RelayFixture {
     context.stack().kafka().createTopic(deliveryEvents, 1);
   }
 
-  DataSource dataSource() {
+  public DataSource dataSource() {
     return dataSource;
   }
 
-  StackContext context() {
+  public StackContext context() {
     return context;
   }
 
@@ -84,7 +85,7 @@ final class RelayFixture {
   }
 
   /** As {@link #start(Map)}, with the child's JVM options. */
-  Relay start(Map<String, String> overrides, List<String> jvmOptions) throws IOException {
+  public Relay start(Map<String, String> overrides, List<String> jvmOptions) throws IOException {
     int n = instances.incrementAndGet();
     int port = freePort();
     Properties properties = new Properties();
@@ -142,7 +143,7 @@ final class RelayFixture {
   }
 
   /** A relay child and its ops port. */
-  record Relay(RelayChild process, int opsPort) implements AutoCloseable {
+  public record Relay(RelayChild process, int opsPort) implements AutoCloseable {
 
     /** GET on the ops server; the status code and body, or -1 when it does not answer. */
     HttpResult get(String path) {
@@ -163,8 +164,17 @@ final class RelayFixture {
       }
     }
 
+    public long pid() {
+      return process.pid();
+    }
+
+    /** SIGTERM, then waits for the relay to exit; returns its exit code. */
+    public int terminate() throws InterruptedException {
+      return process.terminate();
+    }
+
     /** A gauge or counter value from /metrics (first series of that name), or NaN. */
-    double metric(String name) {
+    public double metric(String name) {
       HttpResult result = get("/metrics");
       for (String line : result.body().split("\n")) {
         if (line.startsWith(name + " ") || line.startsWith(name + "{")) {
