@@ -30,7 +30,6 @@ import io.herald.schema.SchemaMigrator;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.URI;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Executors;
@@ -54,7 +53,6 @@ import org.slf4j.LoggerFactory;
 public final class HeraldConsumer implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(HeraldConsumer.class);
-  private static final Duration HEALTH_SILENCE = Duration.ofMinutes(2);
 
   private final ProcessLifecycle lifecycle;
   private final Deliveries deliveries;
@@ -122,12 +120,16 @@ public final class HeraldConsumer implements AutoCloseable {
                             ? HealthCheck.Status.down(health.detail())
                             : HealthCheck.Status.up(health.detail());
                       }))
-              .healthCheck(loopCheck("dispatcher", () -> dispatcher.healthy(HEALTH_SILENCE)))
+              .healthCheck(
+                  loopCheck(
+                      "dispatcher", () -> dispatcher.healthy(ConsumerConfig.LOOP_MAX_SILENCE)))
               .healthCheck(
                   loopCheck(
                       "reconciler",
                       () ->
-                          reconciler.healthy(HEALTH_SILENCE.plus(config.reconcile().interval()))));
+                          reconciler.healthy(
+                              ConsumerConfig.LOOP_MAX_SILENCE.plus(
+                                  config.reconcile().interval()))));
       config
           .operatorToken()
           .ifPresent(
@@ -200,6 +202,7 @@ public final class HeraldConsumer implements AutoCloseable {
         () ->
             healthy.getAsBoolean()
                 ? HealthCheck.Status.up("loop running")
-                : HealthCheck.Status.down("loop stopped or silent for over " + HEALTH_SILENCE));
+                : HealthCheck.Status.down(
+                    "loop stopped or silent for over " + ConsumerConfig.LOOP_MAX_SILENCE));
   }
 }

@@ -383,8 +383,8 @@ public final class ConsumerConfig extends ProcessConfig {
   /** Pause after a failed intake batch before it is read again; not a setting. */
   private static final Duration LISTENER_FAILURE_BACKOFF = Duration.ofSeconds(2);
 
-  /** No poll or broker contact for this long marks the listener down on /health. */
-  public static final Duration LISTENER_MAX_SILENCE = Duration.ofMinutes(2);
+  /** A background loop (listener, dispatcher, reconciler) silent this long is down on /health. */
+  public static final Duration LOOP_MAX_SILENCE = Duration.ofMinutes(2);
 
   private final OpsEndpoint ops;
   private final Optional<String> operatorToken;
@@ -450,7 +450,7 @@ public final class ConsumerConfig extends ProcessConfig {
         null,
         LISTENER_POLL_TIMEOUT,
         LISTENER_FAILURE_BACKOFF,
-        LISTENER_MAX_SILENCE,
+        LOOP_MAX_SILENCE,
         "herald.consumer.listener",
         values.passThrough(KAFKA_CONSUMER));
   }
