@@ -74,7 +74,7 @@ final class ListDeliveries implements Callable<Integer> {
     // The API filters by state only: a destination filter reads the largest page and keeps the
     // first --limit of that destination.
     String body = api.list(state.name(), destination == null ? limit : MAX_LIMIT);
-    JsonNode deliveries = Json.mapper().readTree(body);
+    JsonNode deliveries = api.json(body);
     if (destination != null) {
       ArrayNode kept = Json.mapper().createArrayNode();
       for (JsonNode delivery : deliveries) {

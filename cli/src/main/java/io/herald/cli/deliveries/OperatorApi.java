@@ -72,8 +72,21 @@ final class OperatorApi {
         action.action() + " delivery " + id);
   }
 
-  URI base() {
-    return base;
+  /**
+   * {@code body} of a 200 answer as JSON; a body that is not JSON means something else answers at
+   * {@link #base} (exit 3, as for no answer).
+   */
+  JsonNode json(String body) {
+    try {
+      return Json.mapper().readTree(body);
+    } catch (JsonProcessingException e) {
+      throw CliFailure.unreachable(
+          "the operator API at "
+              + base
+              + " answered 200 with a body that is not JSON: "
+              + message(body),
+          e);
+    }
   }
 
   private HttpRequest.Builder request(String path) {

@@ -1,11 +1,9 @@
 package io.herald.cli.deliveries;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.herald.cli.ConfigDir;
 import io.herald.cli.Herald;
 import io.herald.cli.JsonOption;
-import io.herald.common.json.Json;
 import io.herald.consumer.policy.OperatorAction;
 import java.net.http.HttpClient;
 import java.util.UUID;
@@ -94,13 +92,14 @@ final class ResolveDelivery implements Callable<Integer> {
   }
 
   @Override
-  public Integer call() throws JsonProcessingException {
+  public Integer call() {
     OperatorApi.ActionRequest request = request();
-    String body = apiOptions.api(configDir.get(), http).act(id, request);
+    OperatorApi api = apiOptions.api(configDir.get(), http);
+    String body = api.act(id, request);
     if (json.enabled()) {
       spec.commandLine().getOut().println(body);
     } else {
-      JsonNode applied = Json.mapper().readTree(body);
+      JsonNode applied = api.json(body);
       spec.commandLine()
           .getOut()
           .println(

@@ -1,13 +1,10 @@
 package io.herald.cli.deliveries;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.herald.cli.ConfigDir;
 import io.herald.cli.Herald;
 import io.herald.cli.JsonOption;
-import io.herald.common.json.Json;
 import java.net.http.HttpClient;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
@@ -42,12 +39,13 @@ final class ShowDelivery implements Callable<Integer> {
   }
 
   @Override
-  public Integer call() throws JsonProcessingException {
-    String body = apiOptions.api(configDir.get(), http).show(id);
+  public Integer call() {
+    OperatorApi api = apiOptions.api(configDir.get(), http);
+    String body = api.show(id);
     if (json.enabled()) {
       spec.commandLine().getOut().println(body);
     } else {
-      spec.commandLine().getOut().print(fields(Json.mapper().readTree(body)));
+      spec.commandLine().getOut().print(fields(api.json(body)));
       spec.commandLine().getOut().flush();
     }
     return Herald.EXIT_OK;
@@ -56,12 +54,11 @@ final class ShowDelivery implements Callable<Integer> {
   /** {@code name value} per field, in the API's order; null fields show as {@code -}. */
   static String fields(JsonNode delivery) {
     int width = 0;
-    for (Iterator<String> names = delivery.fieldNames(); names.hasNext(); ) {
-      width = Math.max(width, names.next().length());
+    for (Map.Entry<String, JsonNode> field : delivery.properties()) {
+      width = Math.max(width, field.getKey().length());
     }
     StringBuilder text = new StringBuilder();
-    for (Iterator<Map.Entry<String, JsonNode>> it = delivery.fields(); it.hasNext(); ) {
-      Map.Entry<String, JsonNode> field = it.next();
+    for (Map.Entry<String, JsonNode> field : delivery.properties()) {
       String value = field.getValue().isNull() ? "-" : field.getValue().asText();
       text.append(field.getKey())
           .append(" ".repeat(width - field.getKey().length() + 2))

@@ -115,6 +115,18 @@ class OperatorApiTest {
   }
 
   @Test
+  void shouldExitThreeWhenSomethingElseAnswersWithoutJson() {
+    body = "<html>not the consumer</html>";
+    OperatorApi api = api();
+    String answer = api.list("PENDING", 1);
+
+    CliFailure failure = catchThrowableOfType(CliFailure.class, () -> api.json(answer));
+
+    assertThat(failure.exitCode()).isEqualTo(Herald.EXIT_UNREACHABLE);
+    assertThat(failure.getMessage()).contains("not JSON").contains("<html>not the consumer");
+  }
+
+  @Test
   void shouldExitThreeWhenNothingListens() {
     server.stop(0);
     CliFailure failure = catchThrowableOfType(CliFailure.class, () -> api().list("PENDING", 1));
