@@ -1,0 +1,55 @@
+package io.herald.cli.slot;
+
+import java.util.Objects;
+
+/**
+ * What {@code herald slot status} reports about one replication slot; {@code --json} prints it as
+ * is. Immutable.
+ *
+ * @param slot the slot's name ({@code debezium.source.slot.name})
+ * @param database the database the relay captures ({@code debezium.source.database.dbname})
+ * @param exists false when the database has no such slot; the other fields are then null
+ * @param plugin the output plugin ({@code pgoutput})
+ * @param active whether a session reads the slot
+ * @param activePid the reading session's backend pid, or null
+ * @param confirmedFlushLsn how far the reader has confirmed
+ * @param restartLsn the oldest WAL the slot keeps
+ * @param walStatus PostgreSQL's {@code wal_status} ({@code reserved}, {@code extended}, {@code
+ *     unreserved}, {@code lost})
+ * @param walRetainedBytes WAL the slot holds on disk: {@code pg_current_wal_lsn() - restart_lsn}
+ * @param lagBytes WAL not yet confirmed: {@code pg_current_wal_lsn() - confirmed_flush_lsn}, the
+ *     figure the relay's slot-lag monitor measures
+ * @param lagWarnBytes {@code relay.slot.lag-warn-bytes}
+ * @param lagOverWarning {@code lagBytes > lagWarnBytes}
+ */
+public record SlotStatus(
+    String slot,
+    String database,
+    boolean exists,
+    String plugin,
+    Boolean active,
+    Integer activePid,
+    String confirmedFlushLsn,
+    String restartLsn,
+    String walStatus,
+    Long walRetainedBytes,
+    Long lagBytes,
+    long lagWarnBytes,
+    boolean lagOverWarning) {
+
+  public SlotStatus {
+    Objects.requireNonNull(slot, "slot");
+    Objects.requireNonNull(database, "database");
+  }
+
+  /** The slot does not exist in {@code database}. */
+  static SlotStatus missing(String slot, String database, long lagWarnBytes) {
+    return new SlotStatus(
+        slot, database, false, null, null, null, null, null, null, null, null, lagWarnBytes, false);
+  }
+
+  /** Whether this status is a violation: the slot is missing or lags more than the warning. */
+  public boolean violated() {
+    return !exists || lagOverWarning;
+  }
+}
