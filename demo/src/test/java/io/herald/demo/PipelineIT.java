@@ -42,7 +42,7 @@ class PipelineIT {
               stack.topic("relay-offsets"),
               stack.groupId("consumer"),
               simulator.baseUri().toString(),
-              repositoryRoot().resolve("connect-config"),
+              OpsFiles.repositoryRoot().resolve("connect-config"),
               Path.of("target", "pipeline-it-logs"));
 
       Scenario.Outcome outcome;
@@ -71,17 +71,5 @@ class PipelineIT {
       assertThat(outcome.firstJob().path("status").asText()).isEqualTo("PUBLISHED");
       assertThat(outcome.firstJob().path("remoteId").asText()).isEqualTo(firstRemoteId);
     }
-  }
-
-  private static Path repositoryRoot() {
-    Path dir = Path.of("").toAbsolutePath();
-    while (dir != null && !dir.resolve("connect-config").toFile().isDirectory()) {
-      dir = dir.getParent();
-    }
-    if (dir == null) {
-      throw new IllegalStateException(
-          "connect-config/ not found above " + Path.of("").toAbsolutePath());
-    }
-    return dir;
   }
 }
