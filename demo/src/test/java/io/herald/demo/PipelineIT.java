@@ -1,13 +1,25 @@
 package io.herald.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.herald.devstack.HeraldIntegrationTest;
 import io.herald.devstack.StackContext;
 import io.herald.devstack.simulator.Behaviour;
 import io.herald.devstack.simulator.DestinationSimulator;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -55,6 +67,9 @@ class PipelineIT {
                     deliveryTopic,
                     System.out)
                 .run(Duration.ofSeconds(90));
+        // The DLQ counter registers with its first record: plant one so the scrape has it.
+        deadLetterOne(stack.bootstrapServers(), publicationTopic);
+        awaitMetricsNamedByTheAlertRules(pipeline);
       }
 
       assertThat(outcome.statuses()).containsExactly(201, 200, 409, 201, 201);
@@ -71,5 +86,45 @@ class PipelineIT {
       assertThat(outcome.firstJob().path("status").asText()).isEqualTo("PUBLISHED");
       assertThat(outcome.firstJob().path("remoteId").asText()).isEqualTo(firstRemoteId);
     }
+  }
+
+  /** A record without the {@code id} header: the consumer dead-letters it ({@code missing_id}). */
+  private static void deadLetterOne(String bootstrapServers, String topic) throws Exception {
+    Map<String, Object> props =
+        Map.of(
+            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+            ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class,
+            ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props)) {
+      producer
+          .send(new ProducerRecord<>(topic, "not an event".getBytes(StandardCharsets.UTF_8)))
+          .get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * Every {@code herald_*} name in {@code ops/prometheus/alerts.yml} is exported by one of the
+   * three running processes (as a sample name, or a family with its {@code _total}, {@code
+   * _bucket}, {@code _count} or {@code _sum} samples), so no rule watches a series that never
+   * exists.
+   */
+  private static void awaitMetricsNamedByTheAlertRules(Pipeline pipeline) throws IOException {
+    Set<String> named = OpsFiles.heraldMetricNames(OpsFiles.prometheusDir().resolve("alerts.yml"));
+    assertThat(named).isNotEmpty();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () -> {
+              Set<String> scraped = new TreeSet<>();
+              for (URI metrics : pipeline.metricsUris().values()) {
+                scraped.addAll(MetricsScrape.names(metrics));
+              }
+              Set<String> missing = new TreeSet<>(named);
+              missing.removeIf(name -> MetricsScrape.exports(scraped, name));
+              assertThat(missing)
+                  .as("herald_* names in alerts.yml that no process exports")
+                  .isEmpty();
+            });
   }
 }
