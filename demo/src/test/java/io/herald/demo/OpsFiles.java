@@ -11,8 +11,11 @@ import java.util.regex.Pattern;
 /** The checkout's shipped files ({@code connect-config/}, {@code ops/}) as the tests find them. */
 final class OpsFiles {
 
-  /** A Herald metric name as PromQL writes it: Micrometer's dotted name with underscores. */
-  private static final Pattern HERALD_METRIC = Pattern.compile("\\bherald_[a-z0-9_]+");
+  /**
+   * A metric name of Herald's own meters or of the Kafka client meters its processes bind, as
+   * PromQL writes it: Micrometer's dotted name with underscores.
+   */
+  private static final Pattern METRIC = Pattern.compile("\\b(?:herald|kafka)_[a-z0-9_]+");
 
   private OpsFiles() {}
 
@@ -33,13 +36,17 @@ final class OpsFiles {
     return repositoryRoot().resolve("ops").resolve("prometheus");
   }
 
+  static Path dashboard() {
+    return repositoryRoot().resolve("ops").resolve("grafana").resolve("herald.json");
+  }
+
   /**
-   * Every {@code herald_*} name in {@code file}, expressions and annotations alike: an annotation
-   * that tells the operator to look at a metric must name a real one too.
+   * Every {@code herald_*} and {@code kafka_*} name in {@code file}, in expressions and prose
+   * alike: an annotation that tells the operator to look at a metric must name a real one too.
    */
-  static Set<String> heraldMetricNames(Path file) throws IOException {
+  static Set<String> metricNames(Path file) throws IOException {
     Set<String> names = new TreeSet<>();
-    Matcher m = HERALD_METRIC.matcher(Files.readString(file));
+    Matcher m = METRIC.matcher(Files.readString(file));
     while (m.find()) {
       names.add(m.group());
     }

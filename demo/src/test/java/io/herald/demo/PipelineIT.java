@@ -69,7 +69,7 @@ class PipelineIT {
                 .run(Duration.ofSeconds(90));
         // The DLQ counter registers with its first record: plant one so the scrape has it.
         deadLetterOne(stack.bootstrapServers(), publicationTopic);
-        awaitMetricsNamedByTheAlertRules(pipeline);
+        awaitMetricsNamedByTheOpsFiles(pipeline);
       }
 
       assertThat(outcome.statuses()).containsExactly(201, 200, 409, 201, 201);
@@ -103,14 +103,18 @@ class PipelineIT {
   }
 
   /**
-   * Every {@code herald_*} name in {@code ops/prometheus/alerts.yml} is exported by one of the
-   * three running processes (as a sample name, or a family with its {@code _total}, {@code
-   * _bucket}, {@code _count} or {@code _sum} samples), so no rule watches a series that never
-   * exists.
+   * Every {@code herald_*} and {@code kafka_*} name in {@code ops/prometheus/alerts.yml} and {@code
+   * ops/grafana/herald.json} is exported by one of the three running processes (as a sample name,
+   * or a family with its {@code _total}, {@code _bucket}, {@code _count} or {@code _sum} samples),
+   * so no rule or panel watches a series that never exists.
    */
-  private static void awaitMetricsNamedByTheAlertRules(Pipeline pipeline) throws IOException {
-    Set<String> named = OpsFiles.heraldMetricNames(OpsFiles.prometheusDir().resolve("alerts.yml"));
-    assertThat(named).isNotEmpty();
+  private static void awaitMetricsNamedByTheOpsFiles(Pipeline pipeline) throws IOException {
+    Set<String> alerts = OpsFiles.metricNames(OpsFiles.prometheusDir().resolve("alerts.yml"));
+    Set<String> dashboard = OpsFiles.metricNames(OpsFiles.dashboard());
+    assertThat(alerts).isNotEmpty();
+    assertThat(dashboard).isNotEmpty();
+    Set<String> named = new TreeSet<>(alerts);
+    named.addAll(dashboard);
     await()
         .atMost(Duration.ofSeconds(60))
         .pollInterval(Duration.ofMillis(500))
@@ -123,7 +127,7 @@ class PipelineIT {
               Set<String> missing = new TreeSet<>(named);
               missing.removeIf(name -> MetricsScrape.exports(scraped, name));
               assertThat(missing)
-                  .as("herald_* names in alerts.yml that no process exports")
+                  .as("metric names in alerts.yml or herald.json that no process exports")
                   .isEmpty();
             });
   }
