@@ -3,6 +3,7 @@ package io.herald.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.herald.devstack.HeraldIntegrationTest;
 import io.herald.devstack.StackContext;
 import io.herald.devstack.simulator.Behaviour;
@@ -10,10 +11,15 @@ import io.herald.devstack.simulator.DestinationSimulator;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -70,6 +76,14 @@ class PipelineIT {
         // The DLQ counter registers with its first record: plant one so the scrape has it.
         deadLetterOne(stack.bootstrapServers(), publicationTopic);
         awaitMetricsNamedByTheOpsFiles(pipeline);
+        Optional<Path> prometheus = RealPrometheus.binary();
+        if (prometheus.isPresent()) {
+          awaitPrometheusScrapingAndEvaluating(pipeline, prometheus.get());
+        } else {
+          System.out.println(
+              "prometheus is not on the PATH: skipping the real-Prometheus check (install"
+                  + " Debian's 'prometheus' package, or run .ci/run as root, to run it)");
+        }
       }
 
       assertThat(outcome.statuses()).containsExactly(201, 200, 409, 201, 201);
@@ -85,6 +99,53 @@ class PipelineIT {
               .orElseThrow();
       assertThat(outcome.firstJob().path("status").asText()).isEqualTo("PUBLISHED");
       assertThat(outcome.firstJob().path("remoteId").asText()).isEqualTo(firstRemoteId);
+    }
+  }
+
+  /**
+   * A real Prometheus, loading {@code ops/prometheus/alerts.yml}, scrapes the three processes under
+   * the job names of {@code ops/prometheus/prometheus.yml}, sees the one streaming relay, and
+   * evaluates every rule without an error.
+   */
+  private static void awaitPrometheusScrapingAndEvaluating(Pipeline pipeline, Path binary)
+      throws Exception {
+    Path rules = OpsFiles.prometheusDir().resolve("alerts.yml").toAbsolutePath();
+    Path workDir = Files.createTempDirectory(Path.of("target"), "pipeline-it-prometheus-");
+    try (RealPrometheus prometheus =
+        RealPrometheus.start(binary, pipeline.metricsUris(), rules, workDir.toAbsolutePath())) {
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(500))
+          .untilAsserted(
+              () -> {
+                Map<String, String> upByJob = new TreeMap<>();
+                for (JsonNode series : prometheus.query("up")) {
+                  upByJob.put(
+                      series.path("metric").path("job").asText(),
+                      series.path("value").path(1).asText());
+                }
+                assertThat(upByJob)
+                    .containsExactlyInAnyOrderEntriesOf(
+                        Map.of("herald-writer", "1", "herald-relay", "1", "herald-consumer", "1"));
+                assertThat(prometheus.query("herald_relay_streaming == 1")).hasSize(1);
+                List<String> evaluated = new ArrayList<>();
+                List<String> unhealthy = new ArrayList<>();
+                for (JsonNode group : prometheus.rules().path("groups")) {
+                  for (JsonNode rule : group.path("rules")) {
+                    evaluated.add(rule.path("name").asText());
+                    if (!rule.path("health").asText().equals("ok")) {
+                      unhealthy.add(
+                          rule.path("name").asText()
+                              + ": "
+                              + rule.path("health").asText()
+                              + " "
+                              + rule.path("lastError").asText());
+                    }
+                  }
+                }
+                assertThat(evaluated).hasSizeGreaterThanOrEqualTo(10);
+                assertThat(unhealthy).as("rules not evaluated cleanly").isEmpty();
+              });
     }
   }
 
