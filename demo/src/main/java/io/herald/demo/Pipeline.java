@@ -32,11 +32,14 @@ final class Pipeline implements AutoCloseable {
   private final List<ChildJvm> processes;
   private final URI writerUri;
   private final URI consumerOpsUri;
+  private final Map<String, URI> metricsUris;
 
-  private Pipeline(List<ChildJvm> processes, URI writerUri, URI consumerOpsUri) {
+  private Pipeline(
+      List<ChildJvm> processes, URI writerUri, URI consumerOpsUri, Map<String, URI> metricsUris) {
     this.processes = processes;
     this.writerUri = writerUri;
     this.consumerOpsUri = consumerOpsUri;
+    this.metricsUris = metricsUris;
   }
 
   static Pipeline start(PipelineSettings settings) throws IOException, InterruptedException {
@@ -77,7 +80,11 @@ final class Pipeline implements AutoCloseable {
       return new Pipeline(
           List.copyOf(started.keySet()),
           URI.create("http://127.0.0.1:" + writerPort),
-          URI.create("http://127.0.0.1:" + consumerOps));
+          URI.create("http://127.0.0.1:" + consumerOps),
+          Map.of(
+              "writer", metrics(writerOps),
+              "relay", metrics(relayOps),
+              "consumer", metrics(consumerOps)));
     } catch (IOException | InterruptedException | RuntimeException e) {
       for (ChildJvm process : started.keySet()) {
         process.close();
@@ -109,12 +116,21 @@ final class Pipeline implements AutoCloseable {
     return URI.create("http://127.0.0.1:" + opsPort + "/health");
   }
 
+  private static URI metrics(int opsPort) {
+    return URI.create("http://127.0.0.1:" + opsPort + "/metrics");
+  }
+
   URI writerUri() {
     return writerUri;
   }
 
   URI consumerOpsUri() {
     return consumerOpsUri;
+  }
+
+  /** Each process's Prometheus endpoint, by process name (writer, relay, consumer). */
+  Map<String, URI> metricsUris() {
+    return metricsUris;
   }
 
   List<ChildJvm> processes() {

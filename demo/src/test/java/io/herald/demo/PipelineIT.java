@@ -1,13 +1,31 @@
 package io.herald.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.herald.devstack.HeraldIntegrationTest;
 import io.herald.devstack.StackContext;
 import io.herald.devstack.simulator.Behaviour;
 import io.herald.devstack.simulator.DestinationSimulator;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -42,7 +60,7 @@ class PipelineIT {
               stack.topic("relay-offsets"),
               stack.groupId("consumer"),
               simulator.baseUri().toString(),
-              repositoryRoot().resolve("connect-config"),
+              OpsFiles.repositoryRoot().resolve("connect-config"),
               Path.of("target", "pipeline-it-logs"));
 
       Scenario.Outcome outcome;
@@ -55,6 +73,17 @@ class PipelineIT {
                     deliveryTopic,
                     System.out)
                 .run(Duration.ofSeconds(90));
+        // The DLQ counter registers with its first record: plant one so the scrape has it.
+        deadLetterOne(stack.bootstrapServers(), publicationTopic);
+        awaitMetricsNamedByTheOpsFiles(pipeline);
+        Optional<Path> prometheus = RealPrometheus.binary();
+        if (prometheus.isPresent()) {
+          awaitPrometheusScrapingAndEvaluating(pipeline, prometheus.get());
+        } else {
+          System.out.println(
+              "prometheus is not on the PATH: skipping the real-Prometheus check (install"
+                  + " Debian's 'prometheus' package, or run .ci/run as root, to run it)");
+        }
       }
 
       assertThat(outcome.statuses()).containsExactly(201, 200, 409, 201, 201);
@@ -73,15 +102,94 @@ class PipelineIT {
     }
   }
 
-  private static Path repositoryRoot() {
-    Path dir = Path.of("").toAbsolutePath();
-    while (dir != null && !dir.resolve("connect-config").toFile().isDirectory()) {
-      dir = dir.getParent();
+  /**
+   * A real Prometheus, loading {@code ops/prometheus/alerts.yml}, scrapes the three processes under
+   * the job names of {@code ops/prometheus/prometheus.yml}, sees the one streaming relay, and
+   * evaluates every rule without an error.
+   */
+  private static void awaitPrometheusScrapingAndEvaluating(Pipeline pipeline, Path binary)
+      throws Exception {
+    Path rules = OpsFiles.prometheusDir().resolve("alerts.yml").toAbsolutePath();
+    Path workDir = Files.createTempDirectory(Path.of("target"), "pipeline-it-prometheus-");
+    try (RealPrometheus prometheus =
+        RealPrometheus.start(binary, pipeline.metricsUris(), rules, workDir.toAbsolutePath())) {
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(500))
+          .untilAsserted(
+              () -> {
+                Map<String, String> upByJob = new TreeMap<>();
+                for (JsonNode series : prometheus.query("up")) {
+                  upByJob.put(
+                      series.path("metric").path("job").asText(),
+                      series.path("value").path(1).asText());
+                }
+                assertThat(upByJob)
+                    .containsExactlyInAnyOrderEntriesOf(
+                        Map.of("herald-writer", "1", "herald-relay", "1", "herald-consumer", "1"));
+                assertThat(prometheus.query("herald_relay_streaming == 1")).hasSize(1);
+                List<String> evaluated = new ArrayList<>();
+                List<String> unhealthy = new ArrayList<>();
+                for (JsonNode group : prometheus.rules().path("groups")) {
+                  for (JsonNode rule : group.path("rules")) {
+                    evaluated.add(rule.path("name").asText());
+                    if (!rule.path("health").asText().equals("ok")) {
+                      unhealthy.add(
+                          rule.path("name").asText()
+                              + ": "
+                              + rule.path("health").asText()
+                              + " "
+                              + rule.path("lastError").asText());
+                    }
+                  }
+                }
+                assertThat(evaluated).hasSizeGreaterThanOrEqualTo(10);
+                assertThat(unhealthy).as("rules not evaluated cleanly").isEmpty();
+              });
     }
-    if (dir == null) {
-      throw new IllegalStateException(
-          "connect-config/ not found above " + Path.of("").toAbsolutePath());
+  }
+
+  /** A record without the {@code id} header: the consumer dead-letters it ({@code missing_id}). */
+  private static void deadLetterOne(String bootstrapServers, String topic) throws Exception {
+    Map<String, Object> props =
+        Map.of(
+            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+            ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class,
+            ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props)) {
+      producer
+          .send(new ProducerRecord<>(topic, "not an event".getBytes(StandardCharsets.UTF_8)))
+          .get(30, TimeUnit.SECONDS);
     }
-    return dir;
+  }
+
+  /**
+   * Every {@code herald_*} and {@code kafka_*} name in {@code ops/prometheus/alerts.yml} and {@code
+   * ops/grafana/herald.json} is exported by one of the three running processes (as a sample name,
+   * or a family with its {@code _total}, {@code _bucket}, {@code _count} or {@code _sum} samples),
+   * so no rule or panel watches a series that never exists.
+   */
+  private static void awaitMetricsNamedByTheOpsFiles(Pipeline pipeline) throws IOException {
+    Set<String> alerts = OpsFiles.metricNames(OpsFiles.prometheusDir().resolve("alerts.yml"));
+    Set<String> dashboard = OpsFiles.metricNames(OpsFiles.dashboard());
+    assertThat(alerts).isNotEmpty();
+    assertThat(dashboard).isNotEmpty();
+    Set<String> named = new TreeSet<>(alerts);
+    named.addAll(dashboard);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () -> {
+              Set<String> scraped = new TreeSet<>();
+              for (URI metrics : pipeline.metricsUris().values()) {
+                scraped.addAll(MetricsScrape.names(metrics));
+              }
+              Set<String> missing = new TreeSet<>(named);
+              missing.removeIf(name -> MetricsScrape.exports(scraped, name));
+              assertThat(missing)
+                  .as("metric names in alerts.yml or herald.json that no process exports")
+                  .isEmpty();
+            });
   }
 }
