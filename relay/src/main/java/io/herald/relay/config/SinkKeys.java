@@ -91,14 +91,6 @@ public final class SinkKeys {
     return new KafkaBatchSink.Pipelining(fullBatchSize, values.get(batchesInFlight));
   }
 
-  public ConfigKey<Duration> initialBackoff() {
-    return initialBackoff;
-  }
-
-  public ConfigKey<Duration> maxBackoff() {
-    return maxBackoff;
-  }
-
   public ConfigKey<Duration> giveUpAfter() {
     return giveUpAfter;
   }

@@ -45,12 +45,4 @@ public final class OpsKeys {
   public OpsEndpoint read(ConfigValues values) {
     return new OpsEndpoint(values.get(host), values.get(port));
   }
-
-  public ConfigKey<String> host() {
-    return host;
-  }
-
-  public ConfigKey<Integer> port() {
-    return port;
-  }
 }
