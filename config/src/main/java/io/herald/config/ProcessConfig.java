@@ -2,10 +2,10 @@ package io.herald.config;
 
 /**
  * What every process configuration ({@code WriterConfig}, {@code RelayConfig}, {@code
- * ConsumerConfig}) has in common: the parsed {@link ConfigValues} behind it, generic access to any
- * key, and the effective configuration for the start-up log. A subclass adds its keys, typed
- * accessors and cross-field checks, plus its own static {@code load}, {@code from} and {@code
- * definition} (static factories cannot be inherited with the subclass's type).
+ * ConsumerConfig}) has in common: the parsed {@link ConfigValues} behind it and the effective
+ * configuration for the start-up log. A subclass adds its keys, the records it builds from them for
+ * its components, and its cross-field checks, plus its own static {@code load}, {@code from} and
+ * {@code definition} (static factories cannot be inherited with the subclass's type).
  *
  * <p>Immutable and thread-safe when the subclass is (all Herald configs are).
  */
@@ -15,11 +15,6 @@ public abstract class ProcessConfig {
 
   protected ProcessConfig(ConfigValues values) {
     this.values = java.util.Objects.requireNonNull(values, "values");
-  }
-
-  /** The value of any key of this process (for keys without a typed accessor yet). */
-  public final <T> T get(ConfigKey<T> key) {
-    return values.get(key);
   }
 
   /** The parsed values behind this config. */

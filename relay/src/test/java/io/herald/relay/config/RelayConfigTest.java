@@ -35,7 +35,7 @@ class RelayConfigTest {
 
     assertEquals(8082, config.ops().port());
     assertEquals("localhost:9092", config.producer().get("bootstrap.servers"));
-    assertEquals(List.of(), config.get(RelayConfig.DEBEZIUM_TRANSFORMS));
+    assertEquals(List.of(), config.values().get(RelayConfig.DEBEZIUM_TRANSFORMS));
     assertEquals(
         "io.debezium.connector.postgresql.PostgresConnector", source.get("connector.class"));
     assertEquals("pgoutput", source.get("plugin.name"));
