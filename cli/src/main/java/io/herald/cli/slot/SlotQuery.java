@@ -1,20 +1,17 @@
 package io.herald.cli.slot;
 
+import io.herald.cli.CliDatabase;
 import io.herald.cli.CliFailure;
-import io.herald.config.EffectiveConfig;
 import io.herald.runtime.db.DatabaseConfig;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.Properties;
 
 /**
  * Reads one slot from {@code pg_replication_slots} over one short-lived connection with the relay's
- * own database settings. Failures become {@link CliFailure}: no connection (SQLState class 08)
- * exits 3; refused credentials (28) or an unknown database (3D000) are configuration, exit 2; any
- * other SQL failure exits 3 with its SQLState. Stateless and thread-safe.
+ * own database settings ({@link CliDatabase}, which also classifies the failures). Stateless and
+ * thread-safe.
  */
 final class SlotQuery {
 
@@ -29,18 +26,7 @@ final class SlotQuery {
   private SlotQuery() {}
 
   static SlotStatus read(DatabaseConfig database, String slot, String dbName, long lagWarnBytes) {
-    Properties properties = new Properties();
-    properties.putAll(database.driverSecrets());
-    properties.setProperty("user", database.user());
-    if (database.password() != null) {
-      properties.setProperty("password", database.password());
-    }
-    long timeoutSeconds = Math.max(1, database.connectTimeout().toSeconds());
-    properties.setProperty("connectTimeout", Long.toString(timeoutSeconds));
-    properties.setProperty("loginTimeout", Long.toString(timeoutSeconds));
-    properties.setProperty("socketTimeout", "30");
-    properties.setProperty("ApplicationName", "herald-cli");
-    try (Connection connection = DriverManager.getConnection(database.jdbcUrl(), properties);
+    try (Connection connection = CliDatabase.open(database, "the relay's", 30);
         PreparedStatement statement = connection.prepareStatement(SLOT_SQL)) {
       statement.setString(1, slot);
       try (ResultSet row = statement.executeQuery()) {
@@ -69,21 +55,7 @@ final class SlotQuery {
   }
 
   static CliFailure failure(SQLException e, String slot, DatabaseConfig database) {
-    String state = e.getSQLState() == null ? "" : e.getSQLState();
-    String what =
-        "cannot read slot '"
-            + slot
-            + "' at "
-            + EffectiveConfig.maskEmbedded(database.jdbcUrl())
-            + " as "
-            + database.user()
-            + " (SQLState "
-            + (state.isEmpty() ? "none" : state)
-            + ")";
-    if (state.startsWith("28") || state.equals("3D000")) {
-      return CliFailure.usage(what + ": check the relay's database settings", e);
-    }
-    return CliFailure.unreachable(what, e);
+    return CliDatabase.failure(e, "cannot read slot '" + slot + "'", database, "the relay's");
   }
 
   private static Long nullableLong(ResultSet row, int column) throws SQLException {
