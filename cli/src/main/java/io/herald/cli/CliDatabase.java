@@ -20,11 +20,13 @@ public final class CliDatabase {
   /**
    * Opens a connection as {@code database.user()}.
    *
+   * @param doing what the connection is for, starting a failure's message ("cannot read slot 'x'")
    * @param whose whose settings these are, for the message ("the relay's", "the writer's")
    * @param socketTimeoutSeconds how long one statement may wait for the server; 0 for no limit
    * @throws CliFailure on any failure, with the exit code above
    */
-  public static Connection open(DatabaseConfig database, String whose, int socketTimeoutSeconds) {
+  public static Connection open(
+      DatabaseConfig database, String doing, String whose, int socketTimeoutSeconds) {
     Properties properties = new Properties();
     properties.putAll(database.driverSecrets());
     properties.setProperty("user", database.user());
@@ -39,7 +41,7 @@ public final class CliDatabase {
     try {
       return DriverManager.getConnection(database.jdbcUrl(), properties);
     } catch (SQLException e) {
-      throw failure(e, "cannot connect", database, whose);
+      throw failure(e, doing, database, whose);
     }
   }
 

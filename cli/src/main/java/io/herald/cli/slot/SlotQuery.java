@@ -23,10 +23,12 @@ final class SlotQuery {
           + " pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint"
           + " FROM pg_replication_slots WHERE slot_name = ?";
 
+  private static final String RELAYS = "the relay's";
+
   private SlotQuery() {}
 
   static SlotStatus read(DatabaseConfig database, String slot, String dbName, long lagWarnBytes) {
-    try (Connection connection = CliDatabase.open(database, "the relay's", 30);
+    try (Connection connection = CliDatabase.open(database, doing(slot), RELAYS, 30);
         PreparedStatement statement = connection.prepareStatement(SLOT_SQL)) {
       statement.setString(1, slot);
       try (ResultSet row = statement.executeQuery()) {
@@ -55,7 +57,11 @@ final class SlotQuery {
   }
 
   static CliFailure failure(SQLException e, String slot, DatabaseConfig database) {
-    return CliDatabase.failure(e, "cannot read slot '" + slot + "'", database, "the relay's");
+    return CliDatabase.failure(e, doing(slot), database, RELAYS);
+  }
+
+  private static String doing(String slot) {
+    return "cannot read slot '" + slot + "'";
   }
 
   private static Long nullableLong(ResultSet row, int column) throws SQLException {
