@@ -1,5 +1,6 @@
 package io.herald.cli;
 
+import io.herald.cli.audit.AuditCommand;
 import io.herald.cli.deliveries.DeliveriesCommand;
 import io.herald.cli.slot.SlotCommand;
 import io.herald.config.ConfigException;
@@ -7,6 +8,7 @@ import java.io.PrintWriter;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -33,7 +35,7 @@ import picocli.CommandLine.ScopeType;
     name = "herald",
     mixinStandardHelpOptions = true,
     versionProvider = Herald.Version.class,
-    description = "Operate Herald: deliveries, the replication slot.",
+    description = "Operate Herald: audit, deliveries, the replication slot.",
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:ok",
@@ -86,6 +88,7 @@ public final class Herald {
     Herald herald = new Herald(env);
     HttpClient http = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).build();
     CommandLine cli = new CommandLine(herald);
+    cli.addSubcommand(new AuditCommand(herald::configDir, http, Clock.systemUTC()));
     cli.addSubcommand(DeliveriesCommand.commandLine(herald::configDir, http));
     cli.addSubcommand(SlotCommand.commandLine(herald::configDir));
     cli.setCaseInsensitiveEnumValuesAllowed(true);

@@ -33,18 +33,26 @@ final class Pipeline implements AutoCloseable {
   private final URI writerUri;
   private final URI consumerOpsUri;
   private final Map<String, URI> metricsUris;
+  private final Map<String, String> cliEnv;
 
   private Pipeline(
-      List<ChildJvm> processes, URI writerUri, URI consumerOpsUri, Map<String, URI> metricsUris) {
+      List<ChildJvm> processes,
+      URI writerUri,
+      URI consumerOpsUri,
+      Map<String, URI> metricsUris,
+      Map<String, String> cliEnv) {
     this.processes = processes;
     this.writerUri = writerUri;
     this.consumerOpsUri = consumerOpsUri;
     this.metricsUris = metricsUris;
+    this.cliEnv = Map.copyOf(cliEnv);
   }
 
   static Pipeline start(PipelineSettings settings) throws IOException, InterruptedException {
     migrate(settings);
     Map<ChildJvm, URI> started = new LinkedHashMap<>();
+    // The herald command reads the same files and overrides as the processes it operates.
+    Map<String, String> cliEnv = new HashMap<>();
     try {
       int writerPort = freePort();
       int writerOps = freePort();
@@ -53,7 +61,7 @@ final class Pipeline implements AutoCloseable {
               settings,
               "writer",
               "io.herald.writer.WriterMain",
-              writerEnv(settings, writerPort, writerOps),
+              put(cliEnv, writerEnv(settings, writerPort, writerOps)),
               SERVICE_JVM),
           health(writerOps));
       int relayOps = freePort();
@@ -62,7 +70,7 @@ final class Pipeline implements AutoCloseable {
               settings,
               "relay",
               "io.herald.relay.RelayMain",
-              relayEnv(settings, relayOps),
+              put(cliEnv, relayEnv(settings, relayOps)),
               RelayJvmOptions.recommended()),
           health(relayOps));
       int consumerOps = freePort();
@@ -71,7 +79,7 @@ final class Pipeline implements AutoCloseable {
               settings,
               "consumer",
               "io.herald.consumer.ConsumerMain",
-              consumerEnv(settings, consumerOps),
+              put(cliEnv, consumerEnv(settings, consumerOps)),
               SERVICE_JVM),
           health(consumerOps));
       for (Map.Entry<ChildJvm, URI> process : started.entrySet()) {
@@ -84,7 +92,8 @@ final class Pipeline implements AutoCloseable {
           Map.of(
               "writer", metrics(writerOps),
               "relay", metrics(relayOps),
-              "consumer", metrics(consumerOps)));
+              "consumer", metrics(consumerOps)),
+          cliEnv);
     } catch (IOException | InterruptedException | RuntimeException e) {
       for (ChildJvm process : started.keySet()) {
         process.close();
@@ -135,6 +144,16 @@ final class Pipeline implements AutoCloseable {
 
   List<ChildJvm> processes() {
     return processes;
+  }
+
+  /** The {@code HERALD_*} overrides of all three processes: what the herald command runs with. */
+  Map<String, String> cliEnv() {
+    return cliEnv;
+  }
+
+  private static Map<String, String> put(Map<String, String> all, Map<String, String> env) {
+    all.putAll(env);
+    return env;
   }
 
   private static Map<String, String> writerEnv(PipelineSettings s, int httpPort, int opsPort) {
