@@ -50,7 +50,8 @@ public final class HeraldCommandLine {
     List<String> command =
         ChildJvm.builder("herald", MAIN_CLASS)
             .jvmOptions(
-                List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "--enable-native-access=ALL-UNNAMED"))
+                List.of(
+                    "-Xmx256m", "-XX:TieredStopAtLevel=1", "--enable-native-access=ALL-UNNAMED"))
             .logbackConfig(ShippedConfig.of("cli").logbackFile())
             .args(args)
             .command();

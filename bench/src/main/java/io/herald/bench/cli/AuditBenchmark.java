@@ -1,0 +1,317 @@
+package io.herald.bench.cli;
+
+import com.sun.net.httpserver.HttpServer;
+import io.herald.devstack.ShippedConfig;
+import io.herald.devstack.StackContext;
+import io.herald.devstack.process.ChildJvm;
+import io.herald.devstack.process.HeraldCommandLine;
+import io.herald.schema.CaptureSettings;
+import io.herald.schema.HeraldSchema;
+import io.herald.schema.SchemaMigrator;
+import java.io.BufferedWriter;
+import java.io.OutputStreamWriter;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * Time and peak RSS of {@code herald audit} over a large history (printed, never asserted):
+ * BENCHMARKS.md, "herald audit". Builds N jobs, N publication events in Kafka, N deliveries and
+ * inbox rows, N status events and a listing of N remote articles, all consistent, then runs the
+ * command as a separate OS process with a small heap and samples its {@code VmHWM}. Run on demand:
+ * {@code ./mvnw -B -pl bench -am -Pbenchmark verify -DskipTests
+ * -Dbench.main=io.herald.bench.cli.AuditBenchmark}. System property {@code herald.bench.events}
+ * (default 1000000).
+ */
+public final class AuditBenchmark {
+
+  private static final String HANDLER = "consumer.delivery-intake";
+  private static final String HASH = "a".repeat(64);
+
+  private AuditBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    int events = Integer.getInteger("herald.bench.events", 1_000_000);
+    String heap = System.getProperty("herald.bench.audit-heap", "128m");
+    StackContext stack = StackContext.create(AuditBenchmark.class);
+    String publicationTopic = stack.topic("publication-events");
+    String statusTopic = stack.topic("delivery-events");
+    String dlqTopic = stack.topic("dlq");
+    String group = stack.groupId("consumer");
+    stack.stack().kafka().createTopic(publicationTopic, 3);
+    stack.stack().kafka().createTopic(statusTopic, 3);
+    stack.stack().kafka().createTopic(dlqTopic, 1);
+
+    long t0 = System.nanoTime();
+    fillDatabases(stack, events);
+    long t1 = System.nanoTime();
+    fillTopics(stack.bootstrapServers(), publicationTopic, statusTopic, events);
+    commitGroup(stack.bootstrapServers(), publicationTopic, group);
+    long t2 = System.nanoTime();
+    System.out.printf(
+        "built %,d jobs, deliveries and inbox rows in %.1f s; %,d events and %,d status events in"
+            + " %.1f s%n",
+        events, seconds(t1 - t0), events, events, seconds(t2 - t1));
+
+    HttpServer listing = listing(events);
+    try {
+      Map<String, String> env = new HashMap<>();
+      for (String process : List.of("WRITER", "CONSUMER")) {
+        env.put("HERALD_" + process + "_DB_JDBC_URL", stack.jdbcUrl());
+        env.put("HERALD_" + process + "_DB_USER", stack.user());
+        env.put("HERALD_" + process + "_DB_PASSWORD", stack.password());
+        env.put("HERALD_" + process + "_KAFKA_BOOTSTRAP_SERVERS", stack.bootstrapServers());
+      }
+      env.put("HERALD_WRITER_STATUS_TOPIC", statusTopic);
+      env.put("HERALD_CONSUMER_TOPICS_PUBLICATION_EVENTS", publicationTopic);
+      env.put("HERALD_CONSUMER_TOPICS_DLQ", dlqTopic);
+      env.put("HERALD_CONSUMER_KAFKA_GROUP_ID", group);
+      String url = "http://127.0.0.1:" + listing.getAddress().getPort() + "/articles";
+      List<String> command =
+          ChildJvm.builder("herald", HeraldCommandLine.MAIN_CLASS)
+              .jvmOptions(List.of("-Xmx" + heap, "--enable-native-access=ALL-UNNAMED"))
+              .logbackConfig(ShippedConfig.of("cli").logbackFile())
+              .args(
+                  "--config-dir",
+                  ShippedConfig.of("cli").file().getParent().toString(),
+                  "audit",
+                  "--remote-articles",
+                  "dest-a=" + url)
+              .command();
+      Path out = Files.createTempFile("herald-audit-bench", ".out");
+      ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile());
+      builder.redirectError(ProcessBuilder.Redirect.INHERIT);
+      builder.environment().keySet().removeIf(name -> name.startsWith("HERALD_"));
+      builder.environment().putAll(env);
+      long start = System.nanoTime();
+      Process audit = builder.start();
+      long peakKib = 0;
+      while (!audit.waitFor(100, TimeUnit.MILLISECONDS)) {
+        peakKib = Math.max(peakKib, highWaterMarkKib(audit.pid()));
+      }
+      double elapsed = seconds(System.nanoTime() - start);
+      List<String> lines = Files.readAllLines(out);
+      System.out.printf(
+          "herald audit over %,d events (-Xmx%s): exit %d, %.1f s, peak RSS %,d MiB%n",
+          events, heap, audit.exitValue(), elapsed, peakKib / 1024);
+      System.out.println(lines.isEmpty() ? "(no output)" : lines.getLast());
+    } finally {
+      listing.stop(0);
+    }
+    System.exit(0);
+  }
+
+  /** Jobs, deliveries and inbox rows with ids derived from the row number, as the events have. */
+  private static void fillDatabases(StackContext stack, int events) throws Exception {
+    CaptureSettings capture = new CaptureSettings(stack.publication(), stack.slot());
+    SchemaMigrator.migrate(stack.dataSource(), HeraldSchema.WRITER, capture);
+    SchemaMigrator.migrate(stack.dataSource(), HeraldSchema.CONSUMER, capture);
+    try (Connection db = stack.dataSource().getConnection();
+        Statement statement = db.createStatement()) {
+      // No relay here: a slot would only hold back the WAL of the bulk inserts.
+      try (PreparedStatement drop = db.prepareStatement("SELECT pg_drop_replication_slot(?)")) {
+        drop.setString(1, stack.slot());
+        drop.execute();
+      }
+      statement.execute(
+          "INSERT INTO writer.publication_job (id, tenant_id, article_id, revision_id,"
+              + " destination, idempotency_key, payload_hash, content, status, remote_id,"
+              + " created_at, updated_at)"
+              + " SELECT md5('job' || g)::uuid, 't' || (g % 2 + 1), 'a-' || g, 'r-1', 'dest-a',"
+              + " encode(sha256(('key' || g)::bytea), 'hex'), '"
+              + HASH
+              + "', '{}', 'PUBLISHED', 'art-' || g, now() - interval '1 hour',"
+              + " now() - interval '1 hour' FROM generate_series(1, "
+              + events
+              + ") g");
+      statement.execute(
+          "INSERT INTO consumer.delivery (id, job_id, message_id, tenant_id, article_id,"
+              + " revision_id, destination, idempotency_key, payload_hash, content, state,"
+              + " attempts, remote_id, created_at, updated_at)"
+              + " SELECT md5('delivery' || g)::uuid, md5('job' || g)::uuid,"
+              + " md5('event' || g)::uuid, 't' || (g % 2 + 1), 'a-' || g, 'r-1', 'dest-a',"
+              + " encode(sha256(('key' || g)::bytea), 'hex'), '"
+              + HASH
+              + "', '{}', 'PUBLISHED', 1, 'art-' || g, now() - interval '1 hour',"
+              + " now() - interval '1 hour' FROM generate_series(1, "
+              + events
+              + ") g");
+      statement.execute(
+          "INSERT INTO consumer.inbox (message_id, handler) SELECT md5('event' || g)::uuid, '"
+              + HANDLER
+              + "' FROM generate_series(1, "
+              + events
+              + ") g");
+      statement.execute("ANALYZE writer.publication_job, consumer.delivery, consumer.inbox");
+    }
+  }
+
+  private static void fillTopics(
+      String bootstrapServers, String publicationTopic, String statusTopic, int events)
+      throws Exception {
+    Map<String, Object> props =
+        Map.of(
+            "bootstrap.servers",
+            bootstrapServers,
+            "key.serializer",
+            ByteArraySerializer.class,
+            "value.serializer",
+            ByteArraySerializer.class,
+            "linger.ms",
+            "20",
+            "batch.size",
+            "262144",
+            "compression.type",
+            "lz4");
+    String requestedAt = Instant.now().minus(Duration.ofHours(1)).toString();
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props)) {
+      for (int g = 1; g <= events; g++) {
+        String job = md5Uuid("job" + g);
+        String tenant = "t" + (g % 2 + 1);
+        byte[] key = (tenant + "/a-" + g + "/dest-a").getBytes(StandardCharsets.UTF_8);
+        String event =
+            "{\"jobId\":\""
+                + job
+                + "\",\"tenant\":\""
+                + tenant
+                + "\",\"articleId\":\"a-"
+                + g
+                + "\",\"revisionId\":\"r-1\",\"destination\":\"dest-a\",\"payloadHash\":\""
+                + HASH
+                + "\",\"content\":{},\"requestedAt\":\""
+                + requestedAt
+                + "\"}";
+        ProducerRecord<byte[], byte[]> record =
+            new ProducerRecord<>(publicationTopic, key, event.getBytes(StandardCharsets.UTF_8));
+        record.headers().add("id", md5Uuid("event" + g).getBytes(StandardCharsets.UTF_8));
+        producer.send(record);
+        String status =
+            "{\"deliveryId\":\""
+                + md5Uuid("delivery" + g)
+                + "\",\"jobId\":\""
+                + job
+                + "\",\"tenant\":\""
+                + tenant
+                + "\",\"state\":\"PUBLISHED\",\"occurredAt\":\""
+                + requestedAt
+                + "\"}";
+        ProducerRecord<byte[], byte[]> statusRecord =
+            new ProducerRecord<>(statusTopic, key, status.getBytes(StandardCharsets.UTF_8));
+        statusRecord.headers().add("id", md5Uuid("status" + g).getBytes(StandardCharsets.UTF_8));
+        producer.send(statusRecord);
+      }
+      producer.flush();
+    }
+  }
+
+  /** The consumer group has read everything: no event counts as in flight. */
+  private static void commitGroup(String bootstrapServers, String topic, String group) {
+    Map<String, Object> props =
+        Map.of(
+            "bootstrap.servers",
+            bootstrapServers,
+            "group.id",
+            group,
+            "enable.auto.commit",
+            "false",
+            "key.deserializer",
+            ByteArrayDeserializer.class,
+            "value.deserializer",
+            ByteArrayDeserializer.class);
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
+      List<TopicPartition> partitions =
+          consumer.partitionsFor(topic).stream()
+              .map(p -> new TopicPartition(topic, p.partition()))
+              .toList();
+      Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+      consumer.endOffsets(partitions).forEach((p, o) -> offsets.put(p, new OffsetAndMetadata(o)));
+      consumer.commitSync(offsets);
+    }
+  }
+
+  /** A destination's listing of every article, written as a stream (never held whole). */
+  private static HttpServer listing(int events) throws Exception {
+    HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 8);
+    server.createContext(
+        "/articles",
+        exchange -> {
+          exchange.getResponseHeaders().set("Content-Type", "application/json");
+          exchange.sendResponseHeaders(200, 0);
+          try (BufferedWriter body =
+              new BufferedWriter(
+                  new OutputStreamWriter(exchange.getResponseBody(), StandardCharsets.UTF_8),
+                  1 << 16)) {
+            body.write("{\"articles\":[");
+            for (int g = 1; g <= events; g++) {
+              if (g > 1) {
+                body.write(',');
+              }
+              body.write("{\"id\":\"art-" + g + "\",\"externalReference\":\"" + key(g) + "\"}");
+            }
+            body.write("]}");
+          }
+        });
+    server.start();
+    return server;
+  }
+
+  private static String key(int g) {
+    try {
+      MessageDigest sha = MessageDigest.getInstance("SHA-256");
+      return HexFormat.of().formatHex(sha.digest(("key" + g).getBytes(StandardCharsets.UTF_8)));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** PostgreSQL's {@code md5(text)::uuid}. */
+  private static String md5Uuid(String text) {
+    try {
+      byte[] digest =
+          MessageDigest.getInstance("MD5").digest(text.getBytes(StandardCharsets.UTF_8));
+      java.nio.ByteBuffer bytes = java.nio.ByteBuffer.wrap(digest);
+      return new UUID(bytes.getLong(), bytes.getLong()).toString();
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** {@code VmHWM} of a running process, in KiB; 0 once it has gone. */
+  private static long highWaterMarkKib(long pid) {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+        if (line.startsWith("VmHWM:")) {
+          return Long.parseLong(line.replaceAll("[^0-9]", ""));
+        }
+      }
+    } catch (java.io.IOException | NumberFormatException e) {
+      // The process exited between two samples: the last sample stands.
+      return 0;
+    }
+    return 0;
+  }
+
+  private static double seconds(long nanos) {
+    return nanos / 1e9;
+  }
+}
