@@ -4,37 +4,56 @@ import io.herald.common.event.Topics;
 import io.herald.devstack.KafkaBroker;
 import io.herald.devstack.embedded.EmbeddedStack;
 import io.herald.devstack.process.ChildJvm;
-import io.herald.devstack.simulator.Behaviour;
 import io.herald.devstack.simulator.DestinationSimulator;
 import io.herald.schema.CaptureSettings;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * {@code ./demo.sh}: the whole pipeline on this machine with no Docker. PostgreSQL and Kafka start
  * from the build's own dependencies under {@code .demo/}, the destination simulator stands in for
- * two publishing APIs (one honours idempotency keys and supports lookup, one does neither), and the
- * writer, relay and consumer run as three processes with their shipped property files.
+ * three publishing APIs (one honours idempotency keys, one can only look articles up, one does
+ * neither), and the writer, relay and consumer run as three processes with their shipped property
+ * files. A short scenario shows replays and conflicts one by one; then {@link Showcase} runs
+ * thousands of intents through faults and ends with {@code herald audit}. Exit 0 only when the
+ * audit finds nothing violated and every uncertain publication is settled.
  *
- * <p>With {@code --keep-running} everything stays up after the scenario until Ctrl-C, for poking at
- * the APIs and metrics by hand.
+ * <p>With {@code --keep-running} everything stays up afterwards until Ctrl-C, for {@code herald
+ * monitor}, {@code herald trace} and poking at the APIs by hand; {@code --intents N} changes the
+ * count (default 2000).
  */
 public final class DemoMain {
 
   private static final String DATABASE = "herald";
+  private static final int DEFAULT_INTENTS = 2000;
 
   private DemoMain() {}
 
   public static void main(String[] args) throws Exception {
     boolean keepRunning = false;
-    for (String arg : args) {
-      if (arg.equals("--keep-running")) {
+    int intents = DEFAULT_INTENTS;
+    for (int i = 0; i < args.length; i++) {
+      if (args[i].equals("--keep-running")) {
         keepRunning = true;
+      } else if (args[i].equals("--intents")
+          && i + 1 < args.length
+          && args[i + 1].matches("[1-9]\\d{0,5}")) {
+        intents = Integer.parseInt(args[++i]);
       } else {
-        System.err.println("Unknown argument " + arg + "; the only option is --keep-running");
+        System.err.println(
+            "Unknown argument "
+                + args[i]
+                + "; options: --keep-running, --intents N (1 to 999999, default "
+                + DEFAULT_INTENTS
+                + ")");
         System.exit(2);
       }
     }
@@ -44,17 +63,18 @@ public final class DemoMain {
     Runtime.getRuntime().addShutdownHook(new Thread(resources::close, "demo-stop"));
     boolean ok;
     try {
-      ok = run(home, resources, keepRunning);
+      ok = run(home, resources, keepRunning, intents);
     } finally {
       resources.close();
     }
     System.exit(ok ? 0 : 1);
   }
 
-  private static boolean run(Path home, Resources resources, boolean keepRunning) throws Exception {
+  private static boolean run(Path home, Resources resources, boolean keepRunning, int intents)
+      throws Exception {
     System.out.println("Starting PostgreSQL and Kafka under " + home + " ...");
     EmbeddedStack stack = resources.add(EmbeddedStack.start(home.resolve("stack")));
-    DestinationSimulator simulator = resources.add(startSimulator());
+    DestinationSimulator simulator = resources.add(Showcase.startSimulator());
     stack.postgres().createDatabase(DATABASE);
     createTopics(stack.kafka());
     PipelineSettings settings =
@@ -74,7 +94,7 @@ public final class DemoMain {
             home.resolve("logs"));
     System.out.println(
         "Starting writer, relay and consumer (logs in " + settings.logDir() + ") ...");
-    Pipeline pipeline = resources.add(Pipeline.start(settings));
+    Pipeline pipeline = resources.add(Pipeline.start(settings, Showcase.OVERRIDES));
     for (ChildJvm process : pipeline.processes()) {
       System.out.printf("  %-8s pid %d%n", process.name(), process.pid());
     }
@@ -90,24 +110,57 @@ public final class DemoMain {
                 Topics.DELIVERY_EVENTS,
                 System.out)
             .run(Duration.ofSeconds(90));
-    boolean ok =
+    boolean scenarioOk =
         outcome.articles().size() == Scenario.EXPECTED_ARTICLES
             && outcome.articlesPerReference().values().stream().allMatch(n -> n == 1)
             && "PUBLISHED".equals(outcome.firstJob().path("status").asText());
+    System.out.println();
+    PGSimpleDataSource database = new PGSimpleDataSource();
+    database.setUrl(stack.postgres().jdbcUrl(DATABASE));
+    database.setUser(stack.postgres().user());
+    database.setPassword(stack.postgres().password());
+    Showcase.Result showcase =
+        new Showcase(
+                pipeline.writerUri(),
+                simulator,
+                database,
+                pipeline.cliEnv(),
+                settings.configDir().toAbsolutePath(),
+                home.resolve("herald-runs"),
+                System.out)
+            .run(intents, Duration.ofMinutes(3));
+    boolean ok = scenarioOk && showcase.ok();
+    System.out.println();
     System.out.println(
-        ok ? "Demo finished: one remote article per intent." : "Demo FAILED: see the logs.");
+        ok
+            ? "Demo finished: "
+                + intents
+                + " intents, one remote article each, nothing lost, every uncertain one settled."
+            : "Demo FAILED: see the output above and the logs in " + settings.logDir());
     if (keepRunning) {
-      System.out.println("Everything keeps running; Ctrl-C stops it.");
+      Path env = writeCliEnv(home, pipeline.cliEnv());
+      System.out.println();
+      System.out.println("Everything keeps running; Ctrl-C stops it. Try, in another shell:");
+      System.out.println("  source " + env + " && ./herald monitor");
+      if (showcase.resolvedJob() != null) {
+        System.out.println("  source " + env + " && ./herald trace " + showcase.resolvedJob());
+      }
+      System.out.println("  source " + env + " && ./herald audit");
       new CountDownLatch(1).await();
     }
     return ok;
   }
 
-  private static DestinationSimulator startSimulator() {
-    DestinationSimulator simulator = DestinationSimulator.start(Behaviour.cooperative());
-    simulator.setBehaviour("/dest-a", Behaviour.cooperative());
-    simulator.setBehaviour("/dest-b", Behaviour.bare());
-    return simulator;
+  /** The herald command's environment for this run (ports are chosen at start), as a file. */
+  private static Path writeCliEnv(Path home, Map<String, String> env) throws IOException {
+    StringBuilder text = new StringBuilder("# herald's settings for the running demo\n");
+    new TreeMap<>(env)
+        .forEach(
+            (name, value) ->
+                text.append("export ").append(name).append("='").append(value).append("'\n"));
+    Path file = home.resolve("herald.env");
+    Files.writeString(file, text.toString());
+    return file;
   }
 
   private static void createTopics(KafkaBroker kafka) {

@@ -49,6 +49,17 @@ final class Pipeline implements AutoCloseable {
   }
 
   static Pipeline start(PipelineSettings settings) throws IOException, InterruptedException {
+    return start(settings, Map.of());
+  }
+
+  /**
+   * Starts the three processes with {@code overrides} added to their environment: each {@code
+   * HERALD_WRITER_*}, {@code HERALD_RELAY_*} or {@code HERALD_DEBEZIUM_*} and {@code
+   * HERALD_CONSUMER_*} variable goes to the process it configures (the showcase shortens timeouts
+   * this way).
+   */
+  static Pipeline start(PipelineSettings settings, Map<String, String> overrides)
+      throws IOException, InterruptedException {
     migrate(settings);
     Map<ChildJvm, URI> started = new LinkedHashMap<>();
     // The herald command reads the same files and overrides as the processes it operates.
@@ -61,7 +72,7 @@ final class Pipeline implements AutoCloseable {
               settings,
               "writer",
               "io.herald.writer.WriterMain",
-              put(cliEnv, writerEnv(settings, writerPort, writerOps)),
+              put(cliEnv, with(writerEnv(settings, writerPort, writerOps), overrides, "WRITER")),
               SERVICE_JVM),
           health(writerOps));
       int relayOps = freePort();
@@ -70,7 +81,7 @@ final class Pipeline implements AutoCloseable {
               settings,
               "relay",
               "io.herald.relay.RelayMain",
-              put(cliEnv, relayEnv(settings, relayOps)),
+              put(cliEnv, with(relayEnv(settings, relayOps), overrides, "RELAY", "DEBEZIUM")),
               RelayJvmOptions.recommended()),
           health(relayOps));
       int consumerOps = freePort();
@@ -79,7 +90,7 @@ final class Pipeline implements AutoCloseable {
               settings,
               "consumer",
               "io.herald.consumer.ConsumerMain",
-              put(cliEnv, consumerEnv(settings, consumerOps)),
+              put(cliEnv, with(consumerEnv(settings, consumerOps), overrides, "CONSUMER")),
               SERVICE_JVM),
           health(consumerOps));
       for (Map.Entry<ChildJvm, URI> process : started.entrySet()) {
@@ -151,6 +162,19 @@ final class Pipeline implements AutoCloseable {
     return cliEnv;
   }
 
+  private static Map<String, String> with(
+      Map<String, String> env, Map<String, String> overrides, String... prefixes) {
+    overrides.forEach(
+        (name, value) -> {
+          for (String prefix : prefixes) {
+            if (name.startsWith("HERALD_" + prefix + "_")) {
+              env.put(name, value);
+            }
+          }
+        });
+    return env;
+  }
+
   private static Map<String, String> put(Map<String, String> all, Map<String, String> env) {
     all.putAll(env);
     return env;
@@ -202,6 +226,7 @@ final class Pipeline implements AutoCloseable {
     env.put("HERALD_CONSUMER_TOPICS_DLQ", s.dlqTopic());
     env.put("HERALD_CONSUMER_DESTINATIONS_DEST_A_BASE_URL", s.destinationsBaseUrl() + "/dest-a");
     env.put("HERALD_CONSUMER_DESTINATIONS_DEST_B_BASE_URL", s.destinationsBaseUrl() + "/dest-b");
+    env.put("HERALD_CONSUMER_DESTINATIONS_DEST_C_BASE_URL", s.destinationsBaseUrl() + "/dest-c");
     return env;
   }
 

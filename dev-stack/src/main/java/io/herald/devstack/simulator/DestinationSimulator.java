@@ -62,6 +62,8 @@ public final class DestinationSimulator implements AutoCloseable {
   private final Map<String, Behaviour> prefixBehaviours =
       new java.util.concurrent.ConcurrentHashMap<>();
   private final Queue<Fault> faults = new ConcurrentLinkedQueue<>();
+  private final Map<String, Queue<Fault>> prefixFaults =
+      new java.util.concurrent.ConcurrentHashMap<>();
   private final String requiredBearerToken;
 
   private DestinationSimulator(
@@ -141,6 +143,20 @@ public final class DestinationSimulator implements AutoCloseable {
     }
   }
 
+  /**
+   * Applies {@code fault} to each of the next {@code times} article requests under {@code
+   * /<prefix>/articles} only; they take these before any fault queued for every request.
+   */
+  public void failNext(String prefix, Fault fault, int times) {
+    Objects.requireNonNull(fault, "fault");
+    Queue<Fault> queue =
+        prefixFaults.computeIfAbsent(
+            prefix.replaceAll("^/+", ""), p -> new ConcurrentLinkedQueue<>());
+    for (int i = 0; i < times; i++) {
+      queue.add(fault);
+    }
+  }
+
   /** How many articles exist with this external reference: "one remote article per intent". */
   public int articleCount(String externalReference) {
     return store.countByExternalReference(externalReference);
@@ -163,6 +179,7 @@ public final class DestinationSimulator implements AutoCloseable {
   /** Forgets every article, request count and pending fault. */
   public void reset() {
     faults.clear();
+    prefixFaults.clear();
     store.clear();
   }
 
@@ -189,7 +206,7 @@ public final class DestinationSimulator implements AutoCloseable {
       Behaviour current = behaviourFor(prefix);
       sleep(current.latency());
       if ("POST".equals(method)) {
-        createArticle(exchange, current);
+        createArticle(exchange, current, prefix);
       } else if ("GET".equals(method)) {
         lookUp(exchange, current);
       } else {
@@ -201,11 +218,15 @@ public final class DestinationSimulator implements AutoCloseable {
     }
   }
 
-  private void createArticle(HttpExchange exchange, Behaviour current)
+  private void createArticle(HttpExchange exchange, Behaviour current, String prefix)
       throws IOException, InterruptedException {
     String idempotencyKey = exchange.getRequestHeaders().getFirst("Idempotency-Key");
     store.countRequest(idempotencyKey);
-    Fault fault = faults.poll();
+    Queue<Fault> own = prefixFaults.get(prefix);
+    Fault fault = own == null ? null : own.poll();
+    if (fault == null) {
+      fault = faults.poll();
+    }
     if (fault instanceof Fault.RejectBeforeAccept reject) {
       exchange
           .getResponseHeaders()
