@@ -75,13 +75,40 @@ final class KafkaProbe implements AutoCloseable {
     common.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) TIMEOUT.toMillis());
     common.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) TIMEOUT.toMillis());
     common.put(AdminClientConfig.CLIENT_ID_CONFIG, "herald-monitor");
-    admin = Admin.create(common);
     Map<String, Object> consumer = new HashMap<>(common);
+    // A client id of its own: two clients with one id collide on their JMX registration.
+    consumer.put(ConsumerConfig.CLIENT_ID_CONFIG, "herald-monitor-last-records");
     consumer.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     consumer.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10);
     consumer.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
     consumer.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-    lastRecords = new KafkaConsumer<>(consumer);
+    admin = Admin.create(common);
+    try {
+      lastRecords = new KafkaConsumer<>(consumer);
+    } catch (RuntimeException e) {
+      admin.close(Duration.ZERO);
+      throw e;
+    }
+  }
+
+  /**
+   * A probe, or why there is none: a client that cannot even be created (no resolvable bootstrap
+   * address, a bad security setting) makes Kafka unreachable for the whole run.
+   */
+  static Reading<KafkaProbe> create(
+      String bootstrapServers,
+      Map<String, String> connection,
+      String publicationEvents,
+      String dlq,
+      String heartbeats,
+      String group) {
+    try {
+      return Reading.of(
+          new KafkaProbe(bootstrapServers, connection, publicationEvents, dlq, heartbeats, group));
+    } catch (org.apache.kafka.common.KafkaException e) {
+      return Reading.unreachable(
+          "cannot create a Kafka client for " + bootstrapServers + ": " + e.getMessage());
+    }
   }
 
   /** One sample; Kafka's answer, or why there is none. */
@@ -106,6 +133,9 @@ final class KafkaProbe implements AutoCloseable {
     } catch (TimeoutException e) {
       return Reading.unreachable("no answer within " + TIMEOUT.toSeconds() + " s");
     } catch (ExecutionException e) {
+      if (e.getCause() instanceof org.apache.kafka.common.errors.TimeoutException) {
+        return Reading.unreachable("no answer within " + TIMEOUT.toSeconds() + " s");
+      }
       return Reading.unreachable(String.valueOf(e.getCause()));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

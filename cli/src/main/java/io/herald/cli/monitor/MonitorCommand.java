@@ -144,7 +144,10 @@ public final class MonitorCommand implements Callable<Integer> {
     if (json.enabled()) {
       out.println(Json.mapper().writeValueAsString(snapshot));
     } else {
-      if (!ansi && frame > 0) {
+      if (ansi && frame == 0) {
+        // Once: what the terminal showed before goes, so no old line shows between frames.
+        out.print(Screen.CLEAR_SCREEN);
+      } else if (!ansi && frame > 0) {
         out.println();
       }
       out.print(Screen.render(snapshot, ansi));
@@ -185,14 +188,13 @@ public final class MonitorCommand implements Callable<Integer> {
     Probe probe(HttpClient http, Clock clock) {
       Reading<KafkaProbe> kafka =
           bootstrap.reached()
-              ? Reading.of(
-                  new KafkaProbe(
-                      bootstrap.value(),
-                      connection,
-                      names.publicationEvents(),
-                      names.dlq(),
-                      names.heartbeats(),
-                      names.group()))
+              ? KafkaProbe.create(
+                  bootstrap.value(),
+                  connection,
+                  names.publicationEvents(),
+                  names.dlq(),
+                  names.heartbeats(),
+                  names.group())
               : Reading.notConfigured(bootstrap.problem());
       return new Probe(http, clock, writer, relay, consumer, operator, kafka);
     }

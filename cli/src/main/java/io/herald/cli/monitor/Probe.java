@@ -7,10 +7,12 @@ import io.herald.cli.deliveries.OperatorApi;
 import io.herald.common.json.Json;
 import io.herald.consumer.delivery.DeliveryState;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -72,7 +74,7 @@ final class Probe implements AutoCloseable {
         call(relay, "/health", true, body -> RelayHealth.parse(json(body))),
         scrape(consumer),
         oldest(),
-        kafka.reached() ? kafka.value().read() : Reading.notConfigured(kafka.problem()));
+        kafka.reached() ? kafka.value().read() : passOn(kafka));
   }
 
   private Reading<Scrape> scrape(Reading<URI> base) {
@@ -86,9 +88,7 @@ final class Probe implements AutoCloseable {
   private <T> Reading<T> call(
       Reading<URI> base, String path, boolean anyHealthStatus, Function<String, T> read) {
     if (!base.reached()) {
-      return base.configured()
-          ? Reading.unreachable(base.problem())
-          : Reading.notConfigured(base.problem());
+      return passOn(base);
     }
     URI uri = base.value().resolve(path);
     HttpResponse<String> response;
@@ -97,6 +97,11 @@ final class Probe implements AutoCloseable {
           http.send(
               HttpRequest.newBuilder(uri).timeout(REQUEST_TIMEOUT).GET().build(),
               HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+    } catch (HttpTimeoutException e) {
+      return Reading.unreachable("no answer within " + REQUEST_TIMEOUT.toSeconds() + " s");
+    } catch (ConnectException e) {
+      // The JDK's client leaves the message of a refused connection empty.
+      return Reading.unreachable("connection refused");
     } catch (IOException e) {
       return Reading.unreachable(e.getMessage() == null ? e.toString() : e.getMessage());
     } catch (InterruptedException e) {
@@ -116,7 +121,7 @@ final class Probe implements AutoCloseable {
 
   private Reading<Map<String, Instant>> oldest() {
     if (!operator.reached()) {
-      return Reading.notConfigured(operator.problem());
+      return passOn(operator);
     }
     Map<String, Instant> oldest = new HashMap<>();
     try {
@@ -144,8 +149,16 @@ final class Probe implements AutoCloseable {
     try {
       return text == null ? null : Instant.parse(text);
     } catch (DateTimeParseException e) {
+      // Not the API's ISO-8601: that delivery's age is unknown; the count still shows it.
       return null;
     }
+  }
+
+  /** The problem of a source that could not be set up, as this sample's reading. */
+  private static <T> Reading<T> passOn(Reading<?> source) {
+    return source.configured()
+        ? Reading.unreachable(source.problem())
+        : Reading.notConfigured(source.problem());
   }
 
   private static JsonNode json(String body) {

@@ -12,6 +12,7 @@ import java.util.Map;
  */
 final class Screen {
 
+  static final String CLEAR_SCREEN = "\u001b[2J";
   static final String HOME = "\u001b[H";
   static final String CLEAR_LINE = "\u001b[K";
   static final String CLEAR_BELOW = "\u001b[J";
