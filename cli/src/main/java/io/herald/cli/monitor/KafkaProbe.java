@@ -20,6 +20,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -105,7 +106,7 @@ final class KafkaProbe implements AutoCloseable {
     try {
       return Reading.of(
           new KafkaProbe(bootstrapServers, connection, publicationEvents, dlq, heartbeats, group));
-    } catch (org.apache.kafka.common.KafkaException e) {
+    } catch (KafkaException e) {
       return Reading.unreachable(
           "cannot create a Kafka client for " + bootstrapServers + ": " + e.getMessage());
     }
@@ -140,7 +141,7 @@ final class KafkaProbe implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return Reading.unreachable("interrupted");
-    } catch (org.apache.kafka.common.KafkaException e) {
+    } catch (KafkaException e) {
       return Reading.unreachable(e.toString());
     }
   }

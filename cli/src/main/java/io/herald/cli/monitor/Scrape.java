@@ -1,11 +1,12 @@
 package io.herald.cli.monitor;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.OptionalDouble;
+import java.util.TreeMap;
 
 /**
  * One {@code /metrics} answer in the Prometheus text format (version 0.0.4, what Micrometer's
@@ -74,11 +75,11 @@ record Scrape(List<Sample> samples) {
 
   /** The value of each series of {@code name}, by the value of its label {@code label}. */
   Map<String, Double> byLabel(String name, String label) {
-    Map<String, Double> values = new java.util.TreeMap<>();
+    Map<String, Double> values = new TreeMap<>();
     for (Sample sample : samples) {
-      Optional<String> value = Optional.ofNullable(sample.labels().get(label));
-      if (sample.name().equals(name) && value.isPresent()) {
-        values.merge(value.get(), sample.value(), Double::sum);
+      String value = sample.labels().get(label);
+      if (sample.name().equals(name) && value != null) {
+        values.merge(value, sample.value(), Double::sum);
       }
     }
     return values;
@@ -87,7 +88,7 @@ record Scrape(List<Sample> samples) {
   private static Sample sample(String line) {
     int brace = line.indexOf('{');
     int space = line.indexOf(' ');
-    Map<String, String> labels = new java.util.LinkedHashMap<>();
+    Map<String, String> labels = new LinkedHashMap<>();
     String name;
     int rest;
     if (brace >= 0 && (space < 0 || brace < space)) {

@@ -1,5 +1,8 @@
 package io.herald.cli.monitor;
 
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
 import java.util.Locale;
 import java.util.Map;
 
@@ -39,7 +42,7 @@ final class Screen {
     if (ansi) {
       text.append(HOME);
     }
-    line(paint(BOLD, "herald monitor") + "  " + s.at());
+    line(paint(BOLD, "herald monitor") + "  " + atSecond(s.at()));
     row("rates in", ratesIn(s));
     row("rates out", ratesOut(s));
     row("deliveries", deliveries(s));
@@ -71,14 +74,15 @@ final class Screen {
 
   private String ratesIn(Snapshot s) {
     Counters.Rates r = s.rates();
-    return rate(s, r.publicationsRequestedPerSecond(), "writer")
-        + " requested (writer), "
+    return "requested "
+        + rate(s, r.publicationsRequestedPerSecond(), "writer")
+        + " (writer), events "
         + rate(s, r.publicationEventsPerSecond(), "kafka")
-        + " events (publication events topic)";
+        + " (publication events topic)";
   }
 
   private String ratesOut(Snapshot s) {
-    return rate(s, s.rates().deliveriesPublishedPerSecond(), "consumer") + " published";
+    return "published " + rate(s, s.rates().deliveriesPublishedPerSecond(), "consumer");
   }
 
   private String rate(Snapshot s, Double perSecond, String source) {
@@ -174,6 +178,16 @@ final class Screen {
         .map(Snapshot.Source::status)
         .findFirst()
         .orElse("not configured");
+  }
+
+  /** {@code 2026-12-01T12:00:00.123456Z} to the second, for people. */
+  private static String atSecond(String at) {
+    try {
+      return Instant.parse(at).truncatedTo(ChronoUnit.SECONDS).toString();
+    } catch (DateTimeParseException e) {
+      // Not an instant (a snapshot built by hand): show it as it is.
+      return at;
+    }
   }
 
   /** 42s, 3m07s, 2h05m, 3d04h. */

@@ -29,6 +29,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
@@ -137,8 +138,8 @@ class MonitorCliIT {
             "(?m)^deliveries +PENDING 0 .*NEEDS_RECONCILIATION 1  PUBLISHED 1  FAILED 0")
         .containsPattern("(?m)^needs reconciliation +1, oldest [0-9]+s$")
         .containsPattern("(?m)^uncertain +0$")
-        .containsPattern("(?m)^rates in +unreachable requested \\(writer\\), [0-9.]+/s events")
-        .containsPattern("(?m)^rates out +[0-9.]+/s published$")
+        .containsPattern("(?m)^rates in +requested unreachable \\(writer\\), events [0-9.]+/s ")
+        .containsPattern("(?m)^rates out +published [0-9.]+/s$")
         .containsPattern("(?m)^dlq arrivals +0 since start, 0 on the topic$")
         .containsPattern("(?m)^relay +unreachable$")
         .containsPattern("(?m)^slot lag +unreachable$")
@@ -186,7 +187,7 @@ class MonitorCliIT {
     assertThat(snapshot.path("rates").path("publicationsRequestedPerSecond").isNull()).isTrue();
     assertThat(snapshot.path("rates").path("deliveriesPublishedPerSecond").isNumber()).isTrue();
     assertThat(snapshot.path("anyReached").asBoolean()).isTrue();
-    Map<String, String> status = new java.util.HashMap<>();
+    Map<String, String> status = new HashMap<>();
     snapshot
         .path("sources")
         .forEach(s -> status.put(s.path("name").asText(), s.path("status").asText()));

@@ -25,8 +25,9 @@ class ScreenTest {
 
     assertThat(text)
         .startsWith("herald monitor  2026-12-01T12:00:00Z\n")
-        .containsPattern("(?m)^rates in +unreachable requested \\(writer\\), -/s events")
-        .containsPattern("(?m)^rates out +-/s published$")
+        .containsPattern(
+            "(?m)^rates in +requested unreachable \\(writer\\), events -/s \\(publication events topic\\)$")
+        .containsPattern("(?m)^rates out +published -/s$")
         .containsPattern("(?m)^deliveries +PENDING 0 .*NEEDS_RECONCILIATION 2  PUBLISHED 1 ")
         .containsPattern("(?m)^uncertain +0$")
         .containsPattern("(?m)^needs reconciliation +2, oldest 2m05s$")
@@ -63,8 +64,8 @@ class ScreenTest {
     String text = Screen.render(Snapshot.of(NAMES, 0L, before, after), false);
 
     assertThat(text)
-        .containsPattern("(?m)^rates in +unreachable requested \\(writer\\), 3.0/s events")
-        .containsPattern("(?m)^rates out +2.5/s published$");
+        .containsPattern("(?m)^rates in +requested unreachable \\(writer\\), events 3.0/s ")
+        .containsPattern("(?m)^rates out +published 2.5/s$");
   }
 
   @Test

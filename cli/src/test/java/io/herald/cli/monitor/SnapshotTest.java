@@ -5,6 +5,7 @@ import static io.herald.cli.monitor.Observations.T0;
 import static io.herald.cli.monitor.Observations.down;
 import static io.herald.cli.monitor.Observations.with;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.herald.common.json.Json;
@@ -51,12 +52,11 @@ class SnapshotTest {
     assertThat(s.sources())
         .extracting(Snapshot.Source::name, Snapshot.Source::status)
         .containsExactly(
-            org.assertj.core.groups.Tuple.tuple("writer", "unreachable: Connection refused"),
-            org.assertj.core.groups.Tuple.tuple("relay", "unreachable: Connection refused"),
-            org.assertj.core.groups.Tuple.tuple("consumer", "unreachable: Connection refused"),
-            org.assertj.core.groups.Tuple.tuple(
-                "operator-api", "not configured: no operator token"),
-            org.assertj.core.groups.Tuple.tuple("kafka", "unreachable: no answer within 5 s"));
+            tuple("writer", "unreachable: Connection refused"),
+            tuple("relay", "unreachable: Connection refused"),
+            tuple("consumer", "unreachable: Connection refused"),
+            tuple("operator-api", "not configured: no operator token"),
+            tuple("kafka", "unreachable: no answer within 5 s"));
   }
 
   @Test
