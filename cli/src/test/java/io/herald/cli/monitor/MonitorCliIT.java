@@ -35,6 +35,10 @@ import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -44,8 +48,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code herald monitor --once} as a separate OS process against a running consumer (the consumer's
  * test kit, operator token {@code op-token}) with one delivery PUBLISHED and one parked in
- * NEEDS_RECONCILIATION by an accept-then-stall destination; the writer and the relay are configured
- * on ports where nothing listens.
+ * NEEDS_RECONCILIATION by an accept-then-stall destination, one record planted on the dead-letter
+ * topic and one on the heartbeat topic; the writer and the relay are configured on ports where
+ * nothing listens.
  */
 @HeraldIntegrationTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -53,7 +58,11 @@ class MonitorCliIT {
 
   private static final String DESTINATION = "monitor-dest";
 
+  /** The relay's topic prefix, hence its heartbeat topic, unique to this run. */
+  private static final String TOPIC_PREFIX = "monitor" + System.nanoTime();
+
   private TestKit kit;
+  private String dlq;
   private StackContext stack;
   private String group;
   private URI consumerUri;
@@ -64,6 +73,7 @@ class MonitorCliIT {
       throws Exception {
     this.stack = stack;
     kit = new TestKit(stack, "cli-monitor", 2);
+    dlq = stack.topic("cli-monitor-dlq");
     TestKit.Destination destination = kit.destination(DESTINATION, Behaviour.bare());
     destination.simulator().failNext(new Fault.StallAfterAccept(Duration.ofSeconds(3)), 1);
     group = stack.groupId("monitor");
@@ -80,6 +90,19 @@ class MonitorCliIT {
     kit.flush();
     awaitState(views, published, DeliveryState.PUBLISHED);
     configDir = configDir(dir, properties);
+    stack.stack().kafka().createTopic(heartbeats(), 1);
+    // One dead letter and one heartbeat, 40 s and 20 s old: the monitor reads the last record.
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(
+            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers()),
+            new ByteArraySerializer(),
+            new ByteArraySerializer())) {
+      long now = System.currentTimeMillis();
+      producer.send(new ProducerRecord<>(dlq, null, now - 40_000, null, new byte[] {1})).get();
+      producer
+          .send(new ProducerRecord<>(heartbeats(), null, now - 20_000, null, new byte[] {2}))
+          .get();
+    }
     // The consumer refreshes its per-state gauge every reconcile interval and commits its offsets
     // after each batch: wait for both, so that the figures below are settled.
     await()
@@ -136,14 +159,14 @@ class MonitorCliIT {
         .startsWith("herald monitor  ")
         .containsPattern(
             "(?m)^deliveries +PENDING 0 .*NEEDS_RECONCILIATION 1  PUBLISHED 1  FAILED 0")
-        .containsPattern("(?m)^needs reconciliation +1, oldest [0-9]+s$")
+        .containsPattern("(?m)^needs reconciliation +1, oldest [0-9hms]+$")
         .containsPattern("(?m)^uncertain +0$")
         .containsPattern("(?m)^rates in +requested unreachable \\(writer\\), events [0-9.]+/s ")
         .containsPattern("(?m)^rates out +published [0-9.]+/s$")
-        .containsPattern("(?m)^dlq arrivals +0 since start, 0 on the topic$")
+        .containsPattern("(?m)^dlq arrivals +0 since start, 1 on the topic, last [0-9hms]+ ago$")
         .containsPattern("(?m)^relay +unreachable$")
         .containsPattern("(?m)^slot lag +unreachable$")
-        .containsPattern("(?m)^last heartbeat +none$")
+        .containsPattern("(?m)^last heartbeat +[0-9hms]+ ago \\(topic " + heartbeats() + "\\)$")
         .containsPattern(
             "(?m)^consumer lag +0 records \\(group "
                 + group
@@ -182,7 +205,12 @@ class MonitorCliIT {
     assertThat(snapshot.path("consumerLag").path("group").asText()).isEqualTo(group);
     assertThat(snapshot.path("consumerLag").path("records").isIntegralNumber()).isTrue();
     assertThat(snapshot.path("consumerLag").path("records").asLong()).isZero();
-    assertThat(snapshot.path("dlq").path("onTopic").asLong()).isZero();
+    assertThat(snapshot.path("dlq").path("onTopic").asLong()).isEqualTo(1);
+    assertThat(snapshot.path("dlq").path("sinceStart").asLong()).isZero();
+    assertThat(snapshot.path("dlq").path("lastArrivalAgeSeconds").asDouble()).isGreaterThan(39);
+    assertThat(snapshot.path("heartbeat").path("source").asText())
+        .isEqualTo("topic " + heartbeats());
+    assertThat(snapshot.path("heartbeat").path("ageSeconds").asDouble()).isGreaterThan(19);
     assertThat(snapshot.path("relay").path("state").isNull()).isTrue();
     assertThat(snapshot.path("rates").path("publicationsRequestedPerSecond").isNull()).isTrue();
     assertThat(snapshot.path("rates").path("deliveriesPublishedPerSecond").isNumber()).isTrue();
@@ -271,9 +299,17 @@ class MonitorCliIT {
       Properties shipped = new Properties();
       shipped.putAll(ShippedConfig.of(process).properties());
       shipped.setProperty(process + ".ops.port", Integer.toString(freePort()));
+      if (process.equals("relay")) {
+        shipped.setProperty("debezium.source.topic.prefix", TOPIC_PREFIX);
+      }
       store(shipped, config.resolve(process + ".properties"));
     }
     return config;
+  }
+
+  /** Debezium's heartbeat topic for {@link #TOPIC_PREFIX}, as the relay's config names it. */
+  private static String heartbeats() {
+    return "__debezium-heartbeat." + TOPIC_PREFIX;
   }
 
   private static void store(Properties properties, Path file) throws IOException {
