@@ -2,6 +2,7 @@ package io.herald.cli;
 
 import io.herald.cli.audit.AuditCommand;
 import io.herald.cli.deliveries.DeliveriesCommand;
+import io.herald.cli.monitor.MonitorCommand;
 import io.herald.cli.slot.SlotCommand;
 import io.herald.config.ConfigException;
 import java.io.PrintWriter;
@@ -91,6 +92,7 @@ public final class Herald {
     cli.addSubcommand(new AuditCommand(herald::configDir, http, Clock.systemUTC()));
     cli.addSubcommand(DeliveriesCommand.commandLine(herald::configDir, http));
     cli.addSubcommand(SlotCommand.commandLine(herald::configDir));
+    cli.addSubcommand(new MonitorCommand(herald::configDir, http));
     cli.setCaseInsensitiveEnumValuesAllowed(true);
     cli.setOut(out);
     cli.setErr(err);

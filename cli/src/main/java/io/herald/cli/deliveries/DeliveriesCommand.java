@@ -52,7 +52,7 @@ public final class DeliveriesCommand implements Runnable {
   }
 
   /** Where the operator API is and how to authenticate: options shared by the subcommands. */
-  static final class ApiOptions {
+  public static final class ApiOptions {
 
     @Option(
         names = "--consumer-url",
@@ -71,8 +71,13 @@ public final class DeliveriesCommand implements Runnable {
                 + " in consumer.properties. Never an argument: ps would show it.")
     Path tokenFile;
 
+    /** {@code --consumer-url}, when given. */
+    public Optional<URI> consumerUrl() {
+      return Optional.ofNullable(consumerUrl);
+    }
+
     /** The API client; reads {@code consumer.properties} only for what the options leave open. */
-    OperatorApi api(ConfigDir configDir, HttpClient http) {
+    public OperatorApi api(ConfigDir configDir, HttpClient http) {
       Optional<ConsumerConfig> config = Optional.empty();
       Optional<String> token = tokenFile != null ? Optional.of(readToken()) : envToken(configDir);
       if (token.isEmpty()) {

@@ -20,9 +20,10 @@ import java.util.UUID;
  * OperatorApiHandler}) as the command calls it. Each call returns the API's JSON text; an answer
  * other than 200 becomes a {@link CliFailure} with the exit code it means: 404 (unknown delivery)
  * and 409 (action not allowed in its state) exit 1, 400, 401 and 413 exit 2, and no answer or a
- * server error exits 3. Thread-safe.
+ * server error exits 3. Thread-safe. Public for {@code herald monitor}, which reads the oldest
+ * uncertain deliveries through it.
  */
-final class OperatorApi {
+public final class OperatorApi {
 
   /** One request to the API; a delivery action waits on one short transaction. */
   static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
@@ -41,7 +42,7 @@ final class OperatorApi {
   }
 
   /** {@code GET /v1/deliveries?state=S&limit=N}: a JSON array, oldest first. */
-  String list(String state, int limit) {
+  public String list(String state, int limit) {
     return send(
         request(
                 "/v1/deliveries?state="
@@ -76,7 +77,7 @@ final class OperatorApi {
    * {@code body} of a 200 answer as JSON; a body that is not JSON means something else answers at
    * {@link #base} (exit 3, as for no answer).
    */
-  JsonNode json(String body) {
+  public JsonNode json(String body) {
     try {
       return Json.mapper().readTree(body);
     } catch (JsonProcessingException e) {
