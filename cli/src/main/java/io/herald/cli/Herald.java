@@ -36,7 +36,7 @@ import picocli.CommandLine.ScopeType;
     name = "herald",
     mixinStandardHelpOptions = true,
     versionProvider = Herald.Version.class,
-    description = "Operate Herald: audit, deliveries, the replication slot.",
+    description = "Operate Herald: audit, monitor, deliveries, the replication slot.",
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:ok",
