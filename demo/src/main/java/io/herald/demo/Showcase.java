@@ -373,6 +373,7 @@ final class Showcase {
     private final Thread printer;
     private volatile Counts last = new Counts(0, 0, 0, 0, 0, 0);
     private volatile boolean running = true;
+    private volatile boolean live = true;
 
     Progress(AtomicInteger sent, int total) {
       this.sent = sent;
@@ -385,7 +386,7 @@ final class Showcase {
       while (running) {
         try {
           last = counts();
-          if (terminal || tick % 5 == 0) {
+          if (live && (terminal || tick % 5 == 0)) {
             print();
           }
           tick++;
@@ -415,6 +416,7 @@ final class Showcase {
 
     void await(String what, java.util.function.Predicate<Counts> done, long deadline)
         throws Exception {
+      live = true;
       while (true) {
         Counts c = counts();
         last = c;
@@ -423,6 +425,8 @@ final class Showcase {
           if (terminal) {
             out.println();
           }
+          // Quiet while the herald command's output follows; the next await resumes it.
+          live = false;
           return;
         }
         if (System.nanoTime() > deadline) {
