@@ -195,7 +195,7 @@ final class Showcase {
         Collections.shuffle(destinations, random);
         int count = 1 + random.nextInt(DESTINATIONS.size());
         for (int d = 0; d < count && originals.size() < intents; d++) {
-          String key = "\"articleId\":\"a-" + article + "\",\"revisionId\":\"r-" + r + "\"";
+          String key = "\"articleId\":\"story-" + article + "\",\"revisionId\":\"r-" + r + "\"";
           String destination = "\"destination\":\"" + destinations.get(d) + "\"";
           String body =
               "{"
@@ -375,9 +375,13 @@ final class Showcase {
     private volatile boolean running = true;
     private volatile boolean live = true;
 
-    Progress(AtomicInteger sent, int total) {
+    /** What was published before the showcase (the demo's first scenario): not counted. */
+    private final Counts before;
+
+    Progress(AtomicInteger sent, int total) throws SQLException {
       this.sent = sent;
       this.total = total;
+      this.before = query();
       this.printer = Thread.ofPlatform().daemon().name("showcase-progress").start(this::loop);
     }
 
@@ -437,7 +441,19 @@ final class Showcase {
       }
     }
 
+    /** The showcase's own counts: published ones less those before it started. */
     private Counts counts() throws SQLException {
+      Counts now = query();
+      return new Counts(
+          now.published() - before.published(),
+          now.uncertain(),
+          now.needsReconciliation(),
+          now.open(),
+          now.writerPublished() - before.writerPublished(),
+          now.blocked());
+    }
+
+    private Counts query() throws SQLException {
       try (Connection connection = database.getConnection();
           Statement statement = connection.createStatement();
           ResultSet row = statement.executeQuery(COUNTS)) {
