@@ -2,6 +2,7 @@ package io.herald.cli;
 
 import io.herald.cli.deliveries.DeliveriesCommand;
 import io.herald.cli.slot.SlotCommand;
+import io.herald.cli.trace.TraceCommand;
 import io.herald.config.ConfigException;
 import java.io.PrintWriter;
 import java.net.http.HttpClient;
@@ -88,6 +89,7 @@ public final class Herald {
     CommandLine cli = new CommandLine(herald);
     cli.addSubcommand(DeliveriesCommand.commandLine(herald::configDir, http));
     cli.addSubcommand(SlotCommand.commandLine(herald::configDir));
+    cli.addSubcommand(new CommandLine(new TraceCommand(herald::configDir)));
     cli.setCaseInsensitiveEnumValuesAllowed(true);
     cli.setOut(out);
     cli.setErr(err);
