@@ -10,6 +10,7 @@ import io.herald.cli.trace.Trace.Scan;
 import io.herald.cli.trace.Trace.StatusEvent;
 import io.herald.cli.trace.Trace.Step;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -198,8 +199,10 @@ final class TraceText {
     Job job = trace.job();
     text.append("job ").append(job.id()).append("  ").append(job.businessKey()).append(nl);
     for (Step step : trace.chain()) {
-      text.append(step.at() == null ? "-" : step.at().toString());
-      pad(text, step.at() == null ? 1 : step.at().toString().length(), 32);
+      // Microseconds, the databases' precision: a Java clock's nanoseconds only blur the column.
+      String at = step.at() == null ? "-" : step.at().truncatedTo(ChronoUnit.MICROS).toString();
+      text.append(at);
+      pad(text, at.length(), 29);
       text.append(step.where());
       pad(text, step.where().length(), 10);
       text.append(step.what()).append(nl);
