@@ -21,6 +21,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The rows {@code herald trace} reads, each by its key or index: the job in the writer's schema,
@@ -31,6 +33,8 @@ import java.util.UUID;
  * per command run.
  */
 final class TraceDatabase implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(TraceDatabase.class);
 
   private static final String JOB_COLUMNS =
       "id, tenant_id, article_id, revision_id, destination, idempotency_key, payload_hash,"
@@ -285,9 +289,9 @@ final class TraceDatabase implements AutoCloseable {
     try {
       connection.close();
     } catch (SQLException e) {
-      // Closing a read-only session after the answer is printed: nothing left to lose, and the
-      // server ends the session itself. Reported so it is not silent.
-      System.err.println("herald: closing a database connection failed: " + e);
+      // A read-only session after its answer was read: nothing is lost, the server ends the
+      // session itself; logged (standard error) so that it is not silent.
+      log.warn("Closing a database connection failed", e);
     }
   }
 }
