@@ -4,6 +4,7 @@ import io.herald.cli.audit.AuditCommand;
 import io.herald.cli.deliveries.DeliveriesCommand;
 import io.herald.cli.monitor.MonitorCommand;
 import io.herald.cli.slot.SlotCommand;
+import io.herald.cli.trace.TraceCommand;
 import io.herald.config.ConfigException;
 import java.io.PrintWriter;
 import java.net.http.HttpClient;
@@ -93,6 +94,7 @@ public final class Herald {
     cli.addSubcommand(DeliveriesCommand.commandLine(herald::configDir, http));
     cli.addSubcommand(SlotCommand.commandLine(herald::configDir));
     cli.addSubcommand(new MonitorCommand(herald::configDir, http));
+    cli.addSubcommand(new CommandLine(new TraceCommand(herald::configDir)));
     cli.setCaseInsensitiveEnumValuesAllowed(true);
     cli.setOut(out);
     cli.setErr(err);

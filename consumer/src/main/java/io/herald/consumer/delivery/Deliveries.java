@@ -8,6 +8,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
+import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -116,6 +117,19 @@ public final class Deliveries implements DeliveryQueue {
        WHERE d.id = ? AND d.claim_token = ? AND d.state = ?
       RETURNING\s"""
           + SNAPSHOT_COLUMNS;
+
+  /**
+   * The call behind a claim holder's result, recorded beside it whether or not the fence let the
+   * result through (V7__delivery_attempt.sql). Database time, like the lease: the call ended when
+   * this transaction began, and started {@code took} before.
+   */
+  private static final String INSERT_ATTEMPT =
+      """
+      INSERT INTO consumer.delivery_attempt
+        (delivery_id, claim_token, attempt, kind, claim_owner, started_at, ended_at, http_status,
+         outcome, recorded_state, remote_id, error)
+      VALUES (?, ?, ?, ?, ?, now() - ? * interval '1 microsecond', now(), ?, ?, ?, ?, ?)
+      """;
 
   /**
    * A dispatcher that held a lease past its end may have sent the request: its delivery becomes
@@ -293,18 +307,19 @@ public final class Deliveries implements DeliveryQueue {
   }
 
   /**
-   * Records {@code transition} for a claim, with its status event, if the claim is still current.
+   * Records {@code transition} for a claim, with its status event, if the claim is still current,
+   * and {@code attempt} in the same transaction either way.
    *
    * @return the delivery after the transition, or empty when the claim was fenced off (its lease
-   *     expired and the row was taken over): the result is then discarded
+   *     expired and the row was taken over): the result is then discarded, the attempt kept
    */
   @Override
-  public Optional<DeliverySnapshot> complete(ClaimedDelivery claim, Transition transition)
-      throws SQLException {
+  public Optional<DeliverySnapshot> complete(
+      ClaimedDelivery claim, Transition transition, Attempt attempt) throws SQLException {
     return Transactions.inTransaction(
         dataSource,
         connection -> {
-          DeliverySnapshot after;
+          DeliverySnapshot after = null;
           try (PreparedStatement update = connection.prepareStatement(COMPLETE)) {
             update.setString(1, transition.to().name());
             update.setString(2, transition.remoteId());
@@ -315,17 +330,43 @@ public final class Deliveries implements DeliveryQueue {
             update.setLong(7, claim.claimToken());
             update.setString(8, claim.state().name());
             try (ResultSet rows = update.executeQuery()) {
-              if (!rows.next()) {
-                return Optional.empty();
+              if (rows.next()) {
+                after = snapshot(rows);
               }
-              after = snapshot(rows);
             }
+          }
+          recordAttempt(connection, claim, transition, attempt, after);
+          if (after == null) {
+            return Optional.empty();
           }
           if (transition.announced()) {
             events.append(connection, after, transition.reason());
           }
           return Optional.of(after);
         });
+  }
+
+  private static void recordAttempt(
+      Connection connection,
+      ClaimedDelivery claim,
+      Transition transition,
+      Attempt attempt,
+      DeliverySnapshot after)
+      throws SQLException {
+    try (PreparedStatement insert = connection.prepareStatement(INSERT_ATTEMPT)) {
+      insert.setObject(1, claim.id());
+      insert.setLong(2, claim.claimToken());
+      insert.setInt(3, claim.attempts());
+      insert.setString(4, attempt.kind().name());
+      insert.setString(5, attempt.owner());
+      insert.setLong(6, attempt.took().toNanos() / 1_000);
+      insert.setObject(7, attempt.httpStatus(), Types.INTEGER);
+      insert.setString(8, attempt.outcome());
+      insert.setString(9, after == null ? null : after.state().name());
+      insert.setString(10, transition.remoteId());
+      insert.setString(11, attempt.error());
+      insert.executeUpdate();
+    }
   }
 
   /**

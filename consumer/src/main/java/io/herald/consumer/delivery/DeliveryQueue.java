@@ -22,12 +22,13 @@ public interface DeliveryQueue {
 
   /**
    * Records {@code transition} for a claim, with its status event when announced, if the claim is
-   * still current.
+   * still current; records {@code attempt} (the call that led to it) in the same transaction either
+   * way.
    *
    * @return the delivery after the transition, or empty when the claim was fenced off (its lease
-   *     expired and the row was taken over): the result is then discarded
+   *     expired and the row was taken over): the result is then discarded, the attempt kept
    */
-  Optional<DeliverySnapshot> complete(ClaimedDelivery claim, Transition transition)
+  Optional<DeliverySnapshot> complete(ClaimedDelivery claim, Transition transition, Attempt attempt)
       throws SQLException;
 
   /** Records {@code transition} (the policy's rule for an expired lease) for expired claims. */

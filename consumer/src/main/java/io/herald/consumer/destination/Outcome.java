@@ -5,22 +5,39 @@ import java.util.Objects;
 
 /**
  * What one publish call established. Produced only by {@link OutcomeClassifier}, the one place that
- * decides what a response or a failure means.
+ * decides what a response or a failure means. Every outcome carries the HTTP status the destination
+ * answered, or null when no answer came (for the attempt history, {@code
+ * consumer.delivery_attempt}); the constructors without it are for outcomes without an answer.
  */
 public sealed interface Outcome {
 
   /** A short label for metrics and logs. */
   String label();
 
+  /** The destination's HTTP status, or null when no answer came (timeout, not sent). */
+  Integer httpStatus();
+
+  /** Why, for every outcome but a plain success (null then). */
+  String reason();
+
   /** The destination has the article. */
-  record Published(String remoteId) implements Outcome {
+  record Published(String remoteId, Integer httpStatus) implements Outcome {
     public Published {
       Objects.requireNonNull(remoteId, "remoteId");
+    }
+
+    public Published(String remoteId) {
+      this(remoteId, null);
     }
 
     @Override
     public String label() {
       return "published";
+    }
+
+    @Override
+    public String reason() {
+      return null;
     }
   }
 
@@ -30,7 +47,11 @@ public sealed interface Outcome {
    *
    * @param retryAfter the destination's {@code Retry-After}, or null
    */
-  record Retry(String reason, Duration retryAfter) implements Outcome {
+  record Retry(String reason, Duration retryAfter, Integer httpStatus) implements Outcome {
+    public Retry(String reason, Duration retryAfter) {
+      this(reason, retryAfter, null);
+    }
+
     @Override
     public String label() {
       return "retry";
@@ -38,7 +59,11 @@ public sealed interface Outcome {
   }
 
   /** The destination rejected the article for good (validation, authorisation). */
-  record Permanent(String reason) implements Outcome {
+  record Permanent(String reason, Integer httpStatus) implements Outcome {
+    public Permanent(String reason) {
+      this(reason, null);
+    }
+
     @Override
     public String label() {
       return "permanent";
@@ -46,7 +71,11 @@ public sealed interface Outcome {
   }
 
   /** The request may have taken effect (timeout or broken connection after sending, 5xx). */
-  record Uncertain(String reason) implements Outcome {
+  record Uncertain(String reason, Integer httpStatus) implements Outcome {
+    public Uncertain(String reason) {
+      this(reason, null);
+    }
+
     @Override
     public String label() {
       return "uncertain";

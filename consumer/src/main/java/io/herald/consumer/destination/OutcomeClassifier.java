@@ -34,17 +34,18 @@ public final class OutcomeClassifier {
     if (status >= 200 && status < 300) {
       String remoteId = remoteId(body);
       return remoteId != null
-          ? new Outcome.Published(remoteId)
-          : new Outcome.Uncertain("HTTP " + status + " without a remote id: " + abbreviate(body));
+          ? new Outcome.Published(remoteId, status)
+          : new Outcome.Uncertain(
+              "HTTP " + status + " without a remote id: " + abbreviate(body), status);
     }
     String what = "HTTP " + status + ": " + abbreviate(body);
     return switch (status) {
-      case 408, 409, 429, 503 -> new Outcome.Retry(what, retryAfter(retryAfterHeader));
+      case 408, 409, 429, 503 -> new Outcome.Retry(what, retryAfter(retryAfterHeader), status);
       default -> {
         if (status >= 400 && status < 500) {
-          yield new Outcome.Permanent(what);
+          yield new Outcome.Permanent(what, status);
         }
-        yield new Outcome.Uncertain(what);
+        yield new Outcome.Uncertain(what, status);
       }
     };
   }
@@ -70,13 +71,15 @@ public final class OutcomeClassifier {
     if (status == 200) {
       String remoteId = remoteId(body);
       return remoteId != null
-          ? new LookupResult.Found(remoteId)
-          : new LookupResult.Unavailable("lookup answered 200 without an id: " + abbreviate(body));
+          ? new LookupResult.Found(remoteId, status)
+          : new LookupResult.Unavailable(
+              "lookup answered 200 without an id: " + abbreviate(body), status);
     }
     if (status == 404) {
-      return new LookupResult.NotFound();
+      return new LookupResult.NotFound(status);
     }
-    return new LookupResult.Unavailable("lookup answered HTTP " + status + ": " + abbreviate(body));
+    return new LookupResult.Unavailable(
+        "lookup answered HTTP " + status + ": " + abbreviate(body), status);
   }
 
   public static LookupResult classifyLookup(Throwable failure) {

@@ -1,5 +1,6 @@
 package io.herald.consumer.dispatch;
 
+import io.herald.consumer.delivery.Attempt;
 import io.herald.consumer.delivery.ClaimedDelivery;
 import io.herald.consumer.delivery.DeliveryQueue;
 import io.herald.consumer.delivery.DeliverySnapshot;
@@ -163,7 +164,8 @@ public final class Dispatcher implements AutoCloseable {
   private void dispatch(Lane lane, ClaimedDelivery claim) {
     long start = System.nanoTime();
     Outcome outcome = lane.client().publish(claim);
-    metrics.dispatched(lane.name(), outcome.label(), Duration.ofNanos(System.nanoTime() - start));
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+    metrics.dispatched(lane.name(), outcome.label(), took);
     Transition transition =
         policy
             .decide(
@@ -172,7 +174,17 @@ public final class Dispatcher implements AutoCloseable {
             .transition();
     Optional<DeliverySnapshot> recorded;
     try {
-      recorded = deliveries.complete(claim, transition);
+      recorded =
+          deliveries.complete(
+              claim,
+              transition,
+              new Attempt(
+                  Attempt.Kind.PUBLISH,
+                  settings.owner(),
+                  took,
+                  outcome.label(),
+                  outcome.httpStatus(),
+                  outcome.reason()));
     } catch (SQLException | RuntimeException e) {
       // The outcome is lost with this process's memory; the lease expires and the reconciler
       // treats the delivery as uncertain, which is exactly what it is for everybody else.

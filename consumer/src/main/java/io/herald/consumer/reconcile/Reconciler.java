@@ -1,5 +1,6 @@
 package io.herald.consumer.reconcile;
 
+import io.herald.consumer.delivery.Attempt;
 import io.herald.consumer.delivery.ClaimedDelivery;
 import io.herald.consumer.delivery.DeliveryQueue;
 import io.herald.consumer.delivery.DeliverySnapshot;
@@ -174,7 +175,16 @@ public final class Reconciler implements AutoCloseable {
   }
 
   private void resolve(Destination client, ClaimedDelivery claim) {
+    long start = System.nanoTime();
     LookupResult result = client.lookUp(claim);
+    Attempt attempt =
+        new Attempt(
+            Attempt.Kind.LOOKUP,
+            dispatch.owner(),
+            Duration.ofNanos(System.nanoTime() - start),
+            result.label(),
+            result.httpStatus(),
+            result instanceof LookupResult.Unavailable unavailable ? unavailable.reason() : null);
     Transition transition =
         policy
             .decide(
@@ -182,7 +192,7 @@ public final class Reconciler implements AutoCloseable {
                 new Input.LookedUp(result, capabilities(client.config()), claim.attempts()))
             .transition();
     try {
-      Optional<DeliverySnapshot> recorded = deliveries.complete(claim, transition);
+      Optional<DeliverySnapshot> recorded = deliveries.complete(claim, transition, attempt);
       if (recorded.isEmpty()) {
         metrics.fenced(client.config().name());
         log.warn("Discarded lookup result {} of {}: claim taken over", result, claim);

@@ -10,8 +10,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Deletes old inbox rows, finished deliveries and status events in bounded batches. Safe on every
- * instance at once: each batch locks its rows with {@code SKIP LOCKED}.
+ * Deletes old inbox rows, finished deliveries (with their attempts) and status events in bounded
+ * batches. Safe on every instance at once: each batch locks its rows with {@code SKIP LOCKED}.
  *
  * <p>Bounded: each table is purged in batches of {@code batchSize} until a batch comes back short
  * or the purger is closing. Lifecycle ({@link PeriodicTask}): {@link #start()} once, {@link
@@ -30,13 +30,22 @@ public final class RetentionPurger implements AutoCloseable {
        WHERE i.message_id = old.message_id AND i.handler = old.handler
       """;
 
+  /**
+   * Finished deliveries with their attempt history ({@code consumer.delivery_attempt}, which has no
+   * foreign key) in one statement; the row count is the deliveries'. Operator actions stay: that
+   * audit outlives the delivery.
+   */
   private static final String PURGE_DELIVERIES =
       """
+      WITH old AS (
+        SELECT id FROM consumer.delivery
+         WHERE state IN ('PUBLISHED', 'FAILED', 'ABANDONED')
+           AND updated_at < now() - ? * interval '1 millisecond'
+         LIMIT ? FOR UPDATE SKIP LOCKED),
+      attempts AS (
+        DELETE FROM consumer.delivery_attempt a USING old WHERE a.delivery_id = old.id)
       DELETE FROM consumer.delivery d
-       USING (SELECT id FROM consumer.delivery
-               WHERE state IN ('PUBLISHED', 'FAILED', 'ABANDONED')
-                 AND updated_at < now() - ? * interval '1 millisecond'
-               LIMIT ? FOR UPDATE SKIP LOCKED) old
+       USING old
        WHERE d.id = old.id
       """;
 

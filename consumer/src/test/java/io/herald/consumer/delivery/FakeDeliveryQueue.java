@@ -21,8 +21,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class FakeDeliveryQueue implements DeliveryQueue {
 
-  /** A transition the queue was asked to record for a claim. */
-  public record Completed(ClaimedDelivery claim, Transition transition) {}
+  /** A transition the queue was asked to record for a claim, with the attempt behind it. */
+  public record Completed(ClaimedDelivery claim, Transition transition, Attempt attempt) {}
 
   /** A bulk settlement of unclaimed UNCERTAIN deliveries. */
   public record Settled(
@@ -58,8 +58,9 @@ public final class FakeDeliveryQueue implements DeliveryQueue {
   }
 
   @Override
-  public Optional<DeliverySnapshot> complete(ClaimedDelivery claim, Transition transition) {
-    completed.add(new Completed(claim, transition));
+  public Optional<DeliverySnapshot> complete(
+      ClaimedDelivery claim, Transition transition, Attempt attempt) {
+    completed.add(new Completed(claim, transition, attempt));
     return fenceEverything ? Optional.empty() : Optional.of(snapshot(claim, transition.to()));
   }
 

@@ -16,7 +16,7 @@ class OutcomeClassifierTest {
   void shouldPublishWhenA2xxAnswerCarriesTheRemoteId() {
     Outcome outcome = OutcomeClassifier.classify(201, "{\"id\":\"art-7\"}", null);
 
-    assertEquals(new Outcome.Published("art-7"), outcome);
+    assertEquals(new Outcome.Published("art-7", 201), outcome);
   }
 
   @Test
@@ -77,7 +77,7 @@ class OutcomeClassifierTest {
   @Test
   void shouldOnlyTrustAnExplicitNotFoundFromALookup() {
     assertEquals(
-        new LookupResult.Found("art-1"),
+        new LookupResult.Found("art-1", 200),
         OutcomeClassifier.classifyLookup(200, "{\"id\":\"art-1\"}"));
     assertInstanceOf(LookupResult.NotFound.class, OutcomeClassifier.classifyLookup(404, ""));
     assertInstanceOf(LookupResult.Unavailable.class, OutcomeClassifier.classifyLookup(501, ""));

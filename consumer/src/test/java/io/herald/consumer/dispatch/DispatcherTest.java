@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.herald.consumer.delivery.Attempt;
 import io.herald.consumer.delivery.ClaimedDelivery;
 import io.herald.consumer.delivery.DeliveryState;
 import io.herald.consumer.delivery.FakeDeliveryQueue;
@@ -81,6 +82,21 @@ class DispatcherTest {
     await()
         .until(() -> metrics.count("herald.consumer.fenced.results", "destination", "dest") == 1);
     assertEquals(0.0, metrics.count("herald.consumer.transitions", "state", "PUBLISHED"));
+  }
+
+  @Test
+  void shouldHandTheAttemptWithItsHttpStatusAndReasonToTheQueueWithTheResult() {
+    destination.answering(new Outcome.Uncertain("HTTP 502: bad gateway", 502));
+    queue.due.add(claim("dest", DeliveryState.DISPATCHING, 1, false));
+
+    assertEquals(DeliveryState.UNCERTAIN, dispatchOne().to());
+    Attempt attempt = queue.completed.get(0).attempt();
+    assertEquals(Attempt.Kind.PUBLISH, attempt.kind());
+    assertEquals("test-owner", attempt.owner());
+    assertEquals("uncertain", attempt.outcome());
+    assertEquals(502, attempt.httpStatus());
+    assertEquals("HTTP 502: bad gateway", attempt.error());
+    assertFalse(attempt.took().isNegative());
   }
 
   @Test

@@ -1,0 +1,215 @@
+package io.herald.consumer.delivery;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.herald.common.event.PublicationKey;
+import io.herald.common.event.PublicationRequested;
+import io.herald.common.id.UuidV7;
+import io.herald.common.json.Json;
+import io.herald.consumer.metrics.ConsumerMetrics;
+import io.herald.consumer.retention.RetentionPurger;
+import io.herald.consumer.retention.RetentionSettings;
+import io.herald.devstack.HeraldIntegrationTest;
+import io.herald.devstack.StackContext;
+import io.herald.runtime.db.Transactions;
+import io.herald.schema.CaptureSettings;
+import io.herald.schema.HeraldSchema;
+import io.herald.schema.SchemaMigrator;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The attempt history ({@code consumer.delivery_attempt}) as {@link Deliveries} writes it beside
+ * each claim holder's result, through the real database, and as retention purges it.
+ */
+@HeraldIntegrationTest
+class DeliveryAttemptsIT {
+
+  private static final Duration LEASE = Duration.ofMinutes(1);
+
+  private DataSource dataSource;
+  private Deliveries deliveries;
+
+  @BeforeEach
+  void migrate(StackContext stack) {
+    dataSource = stack.dataSource();
+    SchemaMigrator.migrate(
+        dataSource, HeraldSchema.CONSUMER, new CaptureSettings(stack.publication(), stack.slot()));
+    deliveries =
+        new Deliveries(
+            dataSource, new StatusEvents(Clock.systemUTC(), UuidV7.system(), Duration.ofDays(1)));
+  }
+
+  @Test
+  void shouldRecordEachCallWithItsTokenTimesStatusAndTheStateItsResultRecorded() throws Exception {
+    UUID id = create("a-history");
+    ClaimedDelivery dispatch = claimDue("a-history");
+    deliveries.complete(
+        dispatch,
+        Transition.uncertain("no answer within the request timeout after sending"),
+        new Attempt(
+            Attempt.Kind.PUBLISH,
+            "owner-1",
+            Duration.ofMillis(1500),
+            "uncertain",
+            null,
+            "no answer within the request timeout after sending"));
+    ClaimedDelivery lookup =
+        deliveries.claimUncertain("a-history", "owner-2", 10, LEASE, Duration.ZERO).get(0);
+    deliveries.complete(
+        lookup,
+        Transition.published("remote-7", "found by lookup"),
+        new Attempt(Attempt.Kind.LOOKUP, "owner-2", Duration.ofMillis(20), "found", 200, null));
+
+    List<String> rows = attempts(id);
+
+    assertEquals(
+        List.of(
+            "1|1|PUBLISH|owner-1|1500|null|uncertain|UNCERTAIN|null"
+                + "|no answer within the request timeout after sending",
+            "1|2|LOOKUP|owner-2|20|200|found|PUBLISHED|remote-7|null"),
+        rows);
+    assertEquals(dispatch.claimToken() + 1, lookup.claimToken());
+  }
+
+  @Test
+  void shouldKeepTheAttemptOfAResultTheFencingTokenRefused() throws Exception {
+    UUID id = create("a-fenced");
+    ClaimedDelivery late = claimDue("a-fenced");
+    // Another instance took the row over (what an expired lease and a new claim do).
+    update("UPDATE consumer.delivery SET claim_token = claim_token + 1 WHERE id = ?", id);
+
+    var recorded =
+        deliveries.complete(
+            late,
+            Transition.published("remote-late", null),
+            new Attempt(
+                Attempt.Kind.PUBLISH, "owner-1", Duration.ofMillis(3), "published", 201, null));
+
+    assertTrue(recorded.isEmpty());
+    assertEquals(
+        List.of("1|1|PUBLISH|owner-1|3|201|published|null|remote-late|null"), attempts(id));
+    assertEquals(
+        List.of("DISPATCHING"), query("SELECT state FROM consumer.delivery WHERE id = ?", id));
+  }
+
+  @Test
+  void shouldStoreALongErrorTrimmedToTheBound() throws Exception {
+    UUID id = create("a-long-error");
+    deliveries.complete(
+        claimDue("a-long-error"),
+        Transition.failed("rejected"),
+        new Attempt(
+            Attempt.Kind.PUBLISH, "owner-1", Duration.ZERO, "permanent", 422, "x".repeat(20_000)));
+
+    assertEquals(
+        List.of(Integer.toString(Attempt.MAX_ERROR_LENGTH)),
+        query("SELECT length(error) FROM consumer.delivery_attempt WHERE delivery_id = ?", id));
+  }
+
+  @Test
+  void shouldPurgeTheAttemptsWithTheirFinishedDeliveryAndKeepThoseOfOpenOnes() throws Exception {
+    UUID finished = create("a-purge-finished");
+    deliveries.complete(
+        claimDue("a-purge-finished"),
+        Transition.published("remote-1", null),
+        new Attempt(Attempt.Kind.PUBLISH, "owner-1", Duration.ZERO, "published", 201, null));
+    UUID open = create("a-purge-open");
+    deliveries.complete(
+        claimDue("a-purge-open"),
+        Transition.uncertain("broken connection"),
+        new Attempt(Attempt.Kind.PUBLISH, "owner-1", Duration.ZERO, "uncertain", null, "broken"));
+    update(
+        "UPDATE consumer.delivery SET updated_at = now() - interval '2 hours' WHERE id = ?",
+        finished);
+    update(
+        "UPDATE consumer.delivery SET updated_at = now() - interval '2 hours' WHERE id = ?", open);
+
+    new RetentionPurger(
+            dataSource,
+            new RetentionSettings(
+                Duration.ofDays(30),
+                Duration.ofHours(1),
+                Duration.ofDays(30),
+                Duration.ofMinutes(1),
+                10),
+            new ConsumerMetrics(new SimpleMeterRegistry()))
+        .purgeOnce();
+
+    assertEquals(List.of(), attempts(finished));
+    assertEquals(1, attempts(open).size());
+  }
+
+  private UUID create(String articleId) throws SQLException {
+    // Each test its own destination (named after the article): claims never cross tests.
+    PublicationKey key = new PublicationKey("t1", articleId, "r-1", articleId);
+    PublicationRequested request =
+        PublicationRequested.of(
+            UUID.randomUUID(),
+            key,
+            Json.mapper().createObjectNode().put("title", "T"),
+            Instant.now());
+    UUID id = UuidV7.system().get();
+    Transactions.inTransaction(
+        dataSource,
+        connection ->
+            deliveries.insert(
+                connection, new NewDelivery(id, UUID.randomUUID(), request, null, null)));
+    return id;
+  }
+
+  private ClaimedDelivery claimDue(String destination) throws SQLException {
+    List<ClaimedDelivery> claims = deliveries.claimDue(destination, "owner-1", 1, LEASE);
+    assertEquals(1, claims.size(), "one due delivery");
+    return claims.get(0);
+  }
+
+  /**
+   * attempt|claim token offset|kind|owner|milliseconds taken|http|outcome|state|remote id|error.
+   */
+  private List<String> attempts(UUID id) throws SQLException {
+    return query(
+        "SELECT attempt || '|' || (claim_token - min(claim_token) OVER () + 1) || '|' || kind"
+            + " || '|' || claim_owner || '|' || (extract(epoch FROM ended_at - started_at) * 1000)::bigint"
+            + " || '|' || coalesce(http_status::text, 'null') || '|' || outcome"
+            + " || '|' || coalesce(recorded_state, 'null') || '|' || coalesce(remote_id, 'null')"
+            + " || '|' || coalesce(error, 'null')"
+            + " FROM consumer.delivery_attempt WHERE delivery_id = ? ORDER BY claim_token",
+        id);
+  }
+
+  private List<String> query(String sql, Object arg) throws SQLException {
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement statement = connection.prepareStatement(sql)) {
+      statement.setObject(1, arg);
+      List<String> rows = new ArrayList<>();
+      try (ResultSet result = statement.executeQuery()) {
+        while (result.next()) {
+          rows.add(result.getString(1));
+        }
+      }
+      return rows;
+    }
+  }
+
+  private void update(String sql, Object arg) throws SQLException {
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement statement = connection.prepareStatement(sql)) {
+      statement.setObject(1, arg);
+      statement.executeUpdate();
+    }
+  }
+}
