@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.herald.cli.CliDatabase;
 import io.herald.common.event.EventHeaders;
 import io.herald.common.json.Json;
+import io.herald.consumer.inbox.Intake;
 import io.herald.runtime.db.DatabaseConfig;
 import java.io.IOException;
 import java.io.InputStream;
@@ -59,8 +60,7 @@ final class Audit {
       Map<String, URI> remoteListings,
       Duration kafkaTimeout) {}
 
-  /** The intake's inbox handler (consumer/.../inbox/Intake.HANDLER). */
-  static final String INTAKE_HANDLER = "consumer.delivery-intake";
+  static final String INTAKE_HANDLER = Intake.HANDLER;
 
   /** Events are produced after their job commits, with the relay's clock: allow for skew. */
   static final Duration CLOCK_SKEW = Duration.ofMinutes(10);

@@ -1,5 +1,6 @@
 package io.herald.cli.trace;
 
+import io.herald.cli.CliDatabase;
 import io.herald.cli.CliFailure;
 import io.herald.cli.trace.Trace.AttemptRow;
 import io.herald.cli.trace.Trace.Delivery;
@@ -7,10 +8,9 @@ import io.herald.cli.trace.Trace.InboxRow;
 import io.herald.cli.trace.Trace.Job;
 import io.herald.cli.trace.Trace.OperatorActionRow;
 import io.herald.common.event.PublicationKey;
-import io.herald.config.EffectiveConfig;
+import io.herald.consumer.inbox.Intake;
 import io.herald.runtime.db.DatabaseConfig;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -19,7 +19,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,8 +69,7 @@ final class TraceDatabase implements AutoCloseable {
       "SELECT id, action, actor, reason, remote_id, from_state, to_state, acted_at"
           + " FROM consumer.operator_action WHERE delivery_id = ? ORDER BY acted_at, id";
 
-  /** The handler of the consumer's intake ({@code io.herald.consumer.inbox.Intake}). */
-  static final String INTAKE_HANDLER = "consumer.delivery-intake";
+  static final String INTAKE_HANDLER = Intake.HANDLER;
 
   private final Connection writer;
   private final DatabaseConfig writerConfig;
@@ -234,41 +232,23 @@ final class TraceDatabase implements AutoCloseable {
   }
 
   private static Connection connect(DatabaseConfig database, String process) {
-    Properties properties = new Properties();
-    properties.putAll(database.driverSecrets());
-    properties.setProperty("user", database.user());
-    if (database.password() != null) {
-      properties.setProperty("password", database.password());
-    }
-    long timeoutSeconds = Math.max(1, database.connectTimeout().toSeconds());
-    properties.setProperty("connectTimeout", Long.toString(timeoutSeconds));
-    properties.setProperty("loginTimeout", Long.toString(timeoutSeconds));
-    properties.setProperty("socketTimeout", "30");
-    properties.setProperty("ApplicationName", "herald-cli");
-    properties.setProperty("readOnly", "true");
+    Connection connection =
+        CliDatabase.open(
+            database,
+            "cannot connect to the " + process + "'s database",
+            "the " + process + "'s",
+            30);
     try {
-      return DriverManager.getConnection(database.jdbcUrl(), properties);
+      connection.setReadOnly(true);
+      return connection;
     } catch (SQLException e) {
-      throw failure(e, "connect to the " + process + "'s database", database);
+      closeQuietly(connection);
+      throw failure(e, "make the " + process + "'s connection read-only", database);
     }
   }
 
   static CliFailure failure(SQLException e, String doing, DatabaseConfig database) {
-    String state = e.getSQLState() == null ? "none" : e.getSQLState();
-    String what =
-        "cannot "
-            + doing
-            + " at "
-            + EffectiveConfig.maskEmbedded(database.jdbcUrl())
-            + " as "
-            + database.user()
-            + " (SQLState "
-            + state
-            + ")";
-    if (state.startsWith("28") || state.equals("3D000")) {
-      return CliFailure.usage(what + ": check the database settings", e);
-    }
-    return CliFailure.unreachable(what, e);
+    return CliDatabase.failure(e, "cannot " + doing, database, "the");
   }
 
   private static Instant instant(ResultSet row, int column) throws SQLException {

@@ -19,10 +19,13 @@ import java.util.function.Supplier;
  * payload is refused with a {@code PublicationConflict} event, leaving the existing delivery as it
  * is. A redelivered record therefore changes nothing, however often Kafka sends it.
  */
-final class Intake {
+public final class Intake {
 
-  /** The inbox handler name of delivery intake. */
-  static final String HANDLER = "consumer.delivery-intake";
+  /**
+   * The inbox handler name of delivery intake: {@code consumer.inbox.handler} of every record it
+   * took (the herald command's audit and trace read it).
+   */
+  public static final String HANDLER = "consumer.delivery-intake";
 
   private static final String INBOX_INSERT =
       "INSERT INTO consumer.inbox (message_id, handler) VALUES (?, ?) ON CONFLICT DO NOTHING";
