@@ -1,6 +1,8 @@
 package io.herald.cli;
 
 import io.herald.cli.deliveries.DeliveriesCommand;
+import io.herald.cli.dlq.DlqCommand;
+import io.herald.cli.purge.PurgeCommand;
 import io.herald.cli.slot.SlotCommand;
 import io.herald.config.ConfigException;
 import java.io.PrintWriter;
@@ -88,6 +90,8 @@ public final class Herald {
     CommandLine cli = new CommandLine(herald);
     cli.addSubcommand(DeliveriesCommand.commandLine(herald::configDir, http));
     cli.addSubcommand(SlotCommand.commandLine(herald::configDir));
+    cli.addSubcommand(DlqCommand.commandLine(herald::configDir));
+    cli.addSubcommand(new PurgeCommand(herald::configDir));
     cli.setCaseInsensitiveEnumValuesAllowed(true);
     cli.setOut(out);
     cli.setErr(err);
