@@ -17,6 +17,9 @@ public final class CliDatabase {
   /** How long one statement may run before the command gives up (exit 3). */
   private static final int SOCKET_TIMEOUT_SECONDS = 60;
 
+  /** A table the command expects does not exist: the schema was not migrated to this version. */
+  private static final String UNDEFINED_TABLE = "42P01";
+
   private CliDatabase() {}
 
   /** A non-pooling data source on {@code database}; each connection is opened on demand. */
@@ -66,6 +69,10 @@ public final class CliDatabase {
             + ")";
     if (state.startsWith("28") || state.equals("3D000")) {
       return CliFailure.usage(what + ": check the database settings", e);
+    }
+    if (state.equals(UNDEFINED_TABLE)) {
+      return CliFailure.usage(
+          what + ": the schema is older than this command; run the process's migrations", e);
     }
     return CliFailure.unreachable(what, e);
   }

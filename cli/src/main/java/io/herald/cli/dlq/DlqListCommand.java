@@ -18,17 +18,17 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code herald dlq list}: the dead letters in {@code consumer.topics.dlq}, oldest first, each with
- * its event id, reason, detail, where it came from, when it failed, and whether {@code herald dlq
- * replay} put it back. Reads the topic from its beginning to the end offsets taken at the start,
- * without a consumer group, keeping only the rows it prints ({@code --limit}); the replays come
- * from {@code consumer.dlq_replay}.
+ * {@code herald dlq list}: the dead letters in {@code consumer.topics.dlq}, in topic order (oldest
+ * first within each partition), each with its event id, reason, detail, where it came from, when it
+ * failed, and whether {@code herald dlq replay} put it back. Reads the topic from its beginning to
+ * the end offsets taken at the start, without a consumer group, keeping only the rows it prints
+ * ({@code --limit}); the replays come from {@code consumer.dlq_replay}.
  */
 @Command(
     name = "list",
     mixinStandardHelpOptions = true,
     description =
-        "Dead letters in consumer.topics.dlq, oldest first: id, reason, detail, original"
+        "Dead letters in consumer.topics.dlq, oldest first per partition: id, reason, detail, original"
             + " topic/partition/offset, failed-at, and the replay if there was one.")
 final class DlqListCommand implements Callable<Integer> {
 
@@ -42,7 +42,7 @@ final class DlqListCommand implements Callable<Integer> {
       names = "--limit",
       paramLabel = "N",
       defaultValue = "100",
-      description = "Most dead letters to show (the oldest N). Default: ${DEFAULT-VALUE}.")
+      description = "Most dead letters to show, the first N read. Default: ${DEFAULT-VALUE}.")
   int limit;
 
   @Option(
