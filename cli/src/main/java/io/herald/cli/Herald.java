@@ -2,7 +2,9 @@ package io.herald.cli;
 
 import io.herald.cli.audit.AuditCommand;
 import io.herald.cli.deliveries.DeliveriesCommand;
+import io.herald.cli.dlq.DlqCommand;
 import io.herald.cli.monitor.MonitorCommand;
+import io.herald.cli.purge.PurgeCommand;
 import io.herald.cli.slot.SlotCommand;
 import io.herald.cli.trace.TraceCommand;
 import io.herald.config.ConfigException;
@@ -95,6 +97,8 @@ public final class Herald {
     cli.addSubcommand(SlotCommand.commandLine(herald::configDir));
     cli.addSubcommand(new MonitorCommand(herald::configDir, http));
     cli.addSubcommand(new CommandLine(new TraceCommand(herald::configDir)));
+    cli.addSubcommand(DlqCommand.commandLine(herald::configDir));
+    cli.addSubcommand(new PurgeCommand(herald::configDir));
     cli.setCaseInsensitiveEnumValuesAllowed(true);
     cli.setOut(out);
     cli.setErr(err);

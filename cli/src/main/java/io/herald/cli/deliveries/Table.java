@@ -6,16 +6,16 @@ import java.util.List;
 /**
  * A plain text table: a header and rows, each column padded to its widest cell. Not thread-safe.
  */
-final class Table {
+public final class Table {
 
   private final List<String> header;
   private final List<List<String>> rows = new ArrayList<>();
 
-  Table(List<String> header) {
+  public Table(List<String> header) {
     this.header = List.copyOf(header);
   }
 
-  void row(List<String> cells) {
+  public void row(List<String> cells) {
     if (cells.size() != header.size()) {
       throw new IllegalArgumentException(
           "a row of " + header.size() + " columns has " + cells.size() + " cells: " + cells);
@@ -23,7 +23,7 @@ final class Table {
     rows.add(List.copyOf(cells));
   }
 
-  String render() {
+  public String render() {
     int[] widths = new int[header.size()];
     for (List<String> row : allRows()) {
       for (int i = 0; i < row.size(); i++) {

@@ -11,16 +11,9 @@ import org.apache.kafka.common.header.Header;
 
 /**
  * Sends records the consumer cannot use to the dead-letter topic: original key, value and headers,
- * plus the reason and where the record came from.
+ * plus the reason and where the record came from ({@link DeadLetterHeaders}).
  */
 final class DeadLetters implements AutoCloseable {
-
-  static final String REASON = "herald.dlq.reason";
-  static final String DETAIL = "herald.dlq.detail";
-  static final String ORIGINAL_TOPIC = "herald.dlq.original.topic";
-  static final String ORIGINAL_PARTITION = "herald.dlq.original.partition";
-  static final String ORIGINAL_OFFSET = "herald.dlq.original.offset";
-  static final String FAILED_AT = "herald.dlq.failed.at";
 
   private final Producer<byte[], byte[]> producer;
   private final String topic;
@@ -38,12 +31,12 @@ final class DeadLetters implements AutoCloseable {
     for (Header header : record.headers()) {
       dead.headers().add(header);
     }
-    add(dead, REASON, reason);
-    add(dead, DETAIL, detail == null ? "" : detail);
-    add(dead, ORIGINAL_TOPIC, record.topic());
-    add(dead, ORIGINAL_PARTITION, Integer.toString(record.partition()));
-    add(dead, ORIGINAL_OFFSET, Long.toString(record.offset()));
-    add(dead, FAILED_AT, clock.instant().toString());
+    add(dead, DeadLetterHeaders.REASON, reason);
+    add(dead, DeadLetterHeaders.DETAIL, detail == null ? "" : detail);
+    add(dead, DeadLetterHeaders.ORIGINAL_TOPIC, record.topic());
+    add(dead, DeadLetterHeaders.ORIGINAL_PARTITION, Integer.toString(record.partition()));
+    add(dead, DeadLetterHeaders.ORIGINAL_OFFSET, Long.toString(record.offset()));
+    add(dead, DeadLetterHeaders.FAILED_AT, clock.instant().toString());
     return producer.send(dead);
   }
 

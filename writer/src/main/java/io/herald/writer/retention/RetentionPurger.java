@@ -1,9 +1,14 @@
 package io.herald.writer.retention;
 
+import io.herald.config.Durations;
 import io.herald.runtime.db.BatchedDelete;
+import io.herald.runtime.db.ExpiredRows;
 import io.herald.runtime.task.PeriodicTask;
 import io.herald.writer.metrics.RetentionMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -51,31 +56,40 @@ public final class RetentionPurger implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(RetentionPurger.class);
 
+  /** What expires an outbox row; the bind parameter is the cut-off instant. */
+  private static final String OUTBOX_EXPIRED = "occurred_at < ?";
+
+  /** What expires an inbox row. */
+  private static final String INBOX_EXPIRED = "received_at < ?";
+
   /** Oldest first, along {@code ix_outbox_occurred_at}; rows another purger holds are skipped. */
   static final String PURGE_OUTBOX =
       """
       DELETE FROM writer.outbox WHERE id IN (
-        SELECT id FROM writer.outbox WHERE occurred_at < ?
+        SELECT id FROM writer.outbox WHERE %s
         ORDER BY occurred_at LIMIT ? FOR UPDATE SKIP LOCKED)
-      """;
+      """
+          .formatted(OUTBOX_EXPIRED);
 
   /** Oldest first, along {@code ix_inbox_received_at}. */
   static final String PURGE_INBOX =
       """
       DELETE FROM writer.inbox WHERE (message_id, handler) IN (
-        SELECT message_id, handler FROM writer.inbox WHERE received_at < ?
+        SELECT message_id, handler FROM writer.inbox WHERE %s
         ORDER BY received_at LIMIT ? FOR UPDATE SKIP LOCKED)
-      """;
+      """
+          .formatted(INBOX_EXPIRED);
 
   private static final Duration STATEMENT_TIMEOUT = Duration.ofSeconds(30);
 
   private final List<TablePurge> purges = new ArrayList<>();
+  private final DataSource dataSource;
   private final Clock clock;
   private final AtomicReference<Instant> lastSuccess = new AtomicReference<>();
 
   public RetentionPurger(
       DataSource dataSource, RetentionSettings settings, Clock clock, MeterRegistry registry) {
-    Objects.requireNonNull(dataSource, "dataSource");
+    this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     this.clock = Objects.requireNonNull(clock, "clock");
     // Thread and meter names are the ones the two purges had before they were one class.
     settings
@@ -85,8 +99,11 @@ public final class RetentionPurger implements AutoCloseable {
                 purges.add(
                     new TablePurge(
                         "writer.outbox",
+                        "occurred_at older than writer.outbox.keep-days="
+                            + purge.retention().toDays(),
                         "herald-outbox-purger",
                         RetentionMetrics.OUTBOX,
+                        OUTBOX_EXPIRED,
                         PURGE_OUTBOX,
                         purge,
                         dataSource,
@@ -98,8 +115,11 @@ public final class RetentionPurger implements AutoCloseable {
                 purges.add(
                     new TablePurge(
                         "writer.inbox",
+                        "received_at older than writer.status.inbox-retention="
+                            + Durations.format(purge.retention()),
                         "herald-writer-inbox-purger",
                         RetentionMetrics.INBOX,
+                        INBOX_EXPIRED,
                         PURGE_INBOX,
                         purge,
                         dataSource,
@@ -135,6 +155,42 @@ public final class RetentionPurger implements AutoCloseable {
     return deleted;
   }
 
+  /**
+   * Deletes every expired row of every table now, on the calling thread, with the statements of
+   * {@link #purgeOnce()} but without its cap on statements per run ({@code herald purge --apply}).
+   *
+   * @return per table, the cut-off and the rows deleted
+   */
+  public List<ExpiredRows> purgeAll() throws SQLException {
+    List<ExpiredRows> purged = new ArrayList<>(purges.size());
+    for (TablePurge purge : purges) {
+      purged.add(purge.runAll());
+    }
+    return purged;
+  }
+
+  /**
+   * What a run would delete now, per table, counted with the purge's own condition and cut-off;
+   * deletes nothing ({@code herald purge --dry-run}). Tables whose purge is off (retention
+   * delete-immediately, no status view) are not listed: nothing purges them.
+   */
+  public List<ExpiredRows> expired() throws SQLException {
+    List<ExpiredRows> expired = new ArrayList<>(purges.size());
+    try (Connection connection = dataSource.getConnection()) {
+      for (TablePurge purge : purges) {
+        Instant cutoff = purge.cutoff();
+        try (PreparedStatement count = connection.prepareStatement(purge.countSql())) {
+          count.setObject(1, OffsetDateTime.ofInstant(cutoff, ZoneOffset.UTC));
+          try (ResultSet row = count.executeQuery()) {
+            row.next();
+            expired.add(new ExpiredRows(purge.table, purge.rule, cutoff, row.getLong(1)));
+          }
+        }
+      }
+    }
+    return expired;
+  }
+
   /** Whether every purge thread is alive and started a run within {@code maxSilence}. */
   public boolean healthy(Duration maxSilence) {
     return purges.stream().allMatch(purge -> purge.task.healthy(maxSilence));
@@ -156,20 +212,27 @@ public final class RetentionPurger implements AutoCloseable {
   private final class TablePurge {
 
     final String table;
+    final String rule;
+    final String expired;
     final RetentionSettings.Purge settings;
     final BatchedDelete delete;
+    final BatchedDelete deleteAll;
     final RetentionMetrics metrics;
     final PeriodicTask task;
 
     TablePurge(
         String table,
+        String rule,
         String threadName,
         String meterPrefix,
+        String expired,
         String sql,
         RetentionSettings.Purge settings,
         DataSource dataSource,
         MeterRegistry registry) {
       this.table = table;
+      this.rule = rule;
+      this.expired = expired;
       this.settings = settings;
       this.delete =
           new BatchedDelete(
@@ -178,6 +241,9 @@ public final class RetentionPurger implements AutoCloseable {
               settings.purgeBatchSize(),
               settings.purgeMaxBatches(),
               STATEMENT_TIMEOUT);
+      this.deleteAll =
+          new BatchedDelete(
+              dataSource, sql, settings.purgeBatchSize(), Integer.MAX_VALUE, STATEMENT_TIMEOUT);
       this.metrics = new RetentionMetrics(registry, meterPrefix, table);
       this.task =
           PeriodicTask.named(threadName)
@@ -188,11 +254,27 @@ public final class RetentionPurger implements AutoCloseable {
     }
 
     long run() throws SQLException {
-      OffsetDateTime cutoff =
-          OffsetDateTime.ofInstant(clock.instant().minus(settings.retention()), ZoneOffset.UTC);
+      OffsetDateTime cutoff = OffsetDateTime.ofInstant(cutoff(), ZoneOffset.UTC);
       long deleted = delete.run(cutoff, task::stopping, metrics::purged);
       lastSuccess.set(clock.instant());
       return deleted;
+    }
+
+    ExpiredRows runAll() throws SQLException {
+      Instant cutoff = cutoff();
+      long deleted =
+          deleteAll.run(
+              OffsetDateTime.ofInstant(cutoff, ZoneOffset.UTC), task::stopping, metrics::purged);
+      lastSuccess.set(clock.instant());
+      return new ExpiredRows(table, rule, cutoff, deleted);
+    }
+
+    Instant cutoff() {
+      return clock.instant().minus(settings.retention());
+    }
+
+    String countSql() {
+      return "SELECT count(*) FROM " + table + " WHERE " + expired;
     }
 
     private void runLogged() throws SQLException {
