@@ -152,6 +152,20 @@ class ConsumerOperationsIT {
       assertEquals(
           List.of("0"),
           kit.query("SELECT count(*) FROM consumer.operator_action WHERE actor = 'eve'"));
+      // The parked delivery ages on the gauge the alerts watch; UNCERTAIN has none, so 0.
+      Pattern parkedAge =
+          Pattern.compile(
+              "herald_consumer_oldest_unsettled_age_seconds\\{[^}]*state=\"NEEDS_RECONCILIATION\""
+                  + "[^}]*\\} [1-9]");
+      await()
+          .atMost(Duration.ofSeconds(15))
+          .until(() -> parkedAge.matcher(get(consumer.opsUri() + "/metrics", null).body()).find());
+      assertTrue(
+          Pattern.compile(
+                  "herald_consumer_oldest_unsettled_age_seconds\\{[^}]*state=\"UNCERTAIN\"[^}]*\\}"
+                      + " 0(\\.0)?\\s")
+              .matcher(get(consumer.opsUri() + "/metrics", null).body())
+              .find());
     }
   }
 

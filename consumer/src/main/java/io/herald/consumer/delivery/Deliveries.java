@@ -226,6 +226,15 @@ public final class Deliveries implements DeliveryQueue {
   private static final String COUNT_BY_STATE =
       "SELECT d.state, count(*) FROM consumer.delivery d GROUP BY d.state";
 
+  /** Served by ix_delivery_uncertain (the reconciler's partial index), whatever the table size. */
+  private static final String OLDEST_UNSETTLED =
+      """
+      SELECT d.state, floor(extract(epoch FROM now() - min(d.uncertain_since)))::bigint
+        FROM consumer.delivery d
+       WHERE d.state IN ('UNCERTAIN', 'NEEDS_RECONCILIATION') AND d.uncertain_since IS NOT NULL
+       GROUP BY d.state
+      """;
+
   private final DataSource dataSource;
   private final StatusEvents events;
 
@@ -517,6 +526,19 @@ public final class Deliveries implements DeliveryQueue {
       }
     }
     return counts;
+  }
+
+  @Override
+  public Map<DeliveryState, Long> oldestUnsettledSeconds() throws SQLException {
+    Map<DeliveryState, Long> ages = new EnumMap<>(DeliveryState.class);
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement select = connection.prepareStatement(OLDEST_UNSETTLED);
+        ResultSet rows = select.executeQuery()) {
+      while (rows.next()) {
+        ages.put(DeliveryState.valueOf(rows.getString(1)), Math.max(0, rows.getLong(2)));
+      }
+    }
+    return ages;
   }
 
   private static List<ClaimedDelivery> claims(PreparedStatement claim) throws SQLException {

@@ -53,4 +53,10 @@ public interface DeliveryQueue {
 
   /** Number of deliveries per state (states without rows are absent). */
   Map<DeliveryState, Long> countByState() throws SQLException;
+
+  /**
+   * Age in seconds of the oldest delivery in each unsettled state (UNCERTAIN, NEEDS_RECONCILIATION)
+   * since it became uncertain, by the database's clock; states without rows are absent.
+   */
+  Map<DeliveryState, Long> oldestUnsettledSeconds() throws SQLException;
 }

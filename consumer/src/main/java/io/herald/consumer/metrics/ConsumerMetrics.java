@@ -21,6 +21,7 @@ public final class ConsumerMetrics {
   private final MeterRegistry registry;
   private final Map<DeliveryState, AtomicLong> deliveriesByState =
       new EnumMap<>(DeliveryState.class);
+  private final Map<DeliveryState, AtomicLong> oldestUnsettled = new EnumMap<>(DeliveryState.class);
 
   public ConsumerMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -29,6 +30,17 @@ public final class ConsumerMetrics {
       deliveriesByState.put(state, value);
       Gauge.builder("herald.consumer.deliveries", value, AtomicLong::doubleValue)
           .description("Deliveries per state (refreshed periodically from the database)")
+          .tag("state", state.name())
+          .register(registry);
+    }
+    for (DeliveryState state :
+        new DeliveryState[] {DeliveryState.UNCERTAIN, DeliveryState.NEEDS_RECONCILIATION}) {
+      AtomicLong value = new AtomicLong();
+      oldestUnsettled.put(state, value);
+      Gauge.builder("herald.consumer.oldest.unsettled.age.seconds", value, AtomicLong::doubleValue)
+          .description(
+              "Age of the oldest delivery in the state since its outcome became unknown, 0 when"
+                  + " there is none (refreshed with the per-state counts)")
           .tag("state", state.name())
           .register(registry);
     }
@@ -110,6 +122,13 @@ public final class ConsumerMetrics {
   public void deliveriesByState(Map<DeliveryState, Long> counts) {
     for (Map.Entry<DeliveryState, AtomicLong> entry : deliveriesByState.entrySet()) {
       entry.getValue().set(counts.getOrDefault(entry.getKey(), 0L));
+    }
+  }
+
+  /** Sets the oldest-age gauges from a fresh reading; absent states are zero (none). */
+  public void oldestUnsettledSeconds(Map<DeliveryState, Long> ages) {
+    for (Map.Entry<DeliveryState, AtomicLong> entry : oldestUnsettled.entrySet()) {
+      entry.getValue().set(ages.getOrDefault(entry.getKey(), 0L));
     }
   }
 

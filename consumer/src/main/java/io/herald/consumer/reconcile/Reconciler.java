@@ -118,6 +118,7 @@ public final class Reconciler implements AutoCloseable {
       }
     }
     metrics.deliveriesByState(deliveries.countByState());
+    metrics.oldestUnsettledSeconds(deliveries.oldestUnsettledSeconds());
   }
 
   /** What the policy needs to know about a destination. */

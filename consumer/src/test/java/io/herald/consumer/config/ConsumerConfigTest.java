@@ -42,11 +42,15 @@ class ConsumerConfigTest {
     assertEquals("herald-consumer", config.inbox().groupId());
     assertEquals(Duration.ofMinutes(2), config.dispatch().lease());
     assertEquals("false", InboxLoop.consumerProperties(config.inbox()).get("enable.auto.commit"));
-    assertEquals(2, config.destinations().size());
+    // One destination of each kind: keys and lookup, neither, lookup only.
+    assertEquals(3, config.destinations().size());
     DestinationConfig a = config.destinations().get("dest-a");
     assertTrue(a.idempotencyKeySupported());
     assertEquals(Duration.ofSeconds(30), a.readTimeout());
     assertEquals(Optional.empty(), a.authToken());
+    DestinationConfig c = config.destinations().get("dest-c");
+    assertFalse(c.idempotencyKeySupported());
+    assertTrue(c.lookupSupported());
   }
 
   @Test

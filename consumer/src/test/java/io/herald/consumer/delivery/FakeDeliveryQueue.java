@@ -101,6 +101,11 @@ public final class FakeDeliveryQueue implements DeliveryQueue {
     return Map.copyOf(counts);
   }
 
+  @Override
+  public synchronized Map<DeliveryState, Long> oldestUnsettledSeconds() {
+    return Map.of();
+  }
+
   /**
    * A claim of a delivery of {@code destination} in {@code state}, at its {@code attempts}-th
    * attempt.
