@@ -8,7 +8,6 @@ import io.herald.common.json.Json;
 import io.herald.devstack.HeraldIntegrationTest;
 import io.herald.devstack.StackContext;
 import io.herald.devstack.process.HeraldCommandLine;
-import io.herald.devstack.simulator.Behaviour;
 import io.herald.devstack.simulator.DestinationSimulator;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -41,29 +40,8 @@ class AuditIT {
 
   @Test
   void shouldPassACleanRunAndNameEveryPlantedViolation(StackContext stack) throws Exception {
-    String publicationTopic = stack.topic("publication-events");
-    String deliveryTopic = stack.topic("delivery-events");
-    stack.stack().kafka().createTopic(publicationTopic, 3);
-    stack.stack().kafka().createTopic(deliveryTopic, 3);
-    stack.stack().kafka().createTopic(stack.topic("dlq"), 1);
-    try (DestinationSimulator simulator = DestinationSimulator.start(Behaviour.cooperative())) {
-      simulator.setBehaviour("/dest-a", Behaviour.cooperative());
-      simulator.setBehaviour("/dest-b", Behaviour.bare());
-      PipelineSettings settings =
-          new PipelineSettings(
-              stack.stack().postgres(),
-              stack.database(),
-              stack.bootstrapServers(),
-              stack.publication(),
-              stack.slot(),
-              publicationTopic,
-              deliveryTopic,
-              stack.topic("dlq"),
-              stack.topic("relay-offsets"),
-              stack.groupId("consumer"),
-              simulator.baseUri().toString(),
-              OpsFiles.repositoryRoot().resolve("connect-config"),
-              Path.of("target", "audit-it-logs"));
+    try (DestinationSimulator simulator = Showcase.startSimulator()) {
+      PipelineSettings settings = TestPipelines.settings(stack, simulator, "audit-it-logs");
       String listing = simulator.baseUri() + "/admin/articles";
       try (Pipeline pipeline = Pipeline.start(settings)) {
         List<String> jobs = new ArrayList<>();

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.herald.devstack.HeraldIntegrationTest;
 import io.herald.devstack.StackContext;
-import io.herald.devstack.simulator.Behaviour;
 import io.herald.devstack.simulator.DestinationSimulator;
 import java.io.IOException;
 import java.net.URI;
@@ -38,30 +37,8 @@ class PipelineIT {
   @Test
   void shouldTurnEveryIntentIntoExactlyOneRemoteArticleAcrossTheThreeProcesses(StackContext stack)
       throws Exception {
-    String publicationTopic = stack.topic("publication-events");
-    String deliveryTopic = stack.topic("delivery-events");
-    String dlqTopic = stack.topic("dlq");
-    stack.stack().kafka().createTopic(publicationTopic, 3);
-    stack.stack().kafka().createTopic(deliveryTopic, 3);
-    stack.stack().kafka().createTopic(dlqTopic, 1);
-    try (DestinationSimulator simulator = DestinationSimulator.start(Behaviour.cooperative())) {
-      simulator.setBehaviour("/dest-a", Behaviour.cooperative());
-      simulator.setBehaviour("/dest-b", Behaviour.bare());
-      PipelineSettings settings =
-          new PipelineSettings(
-              stack.stack().postgres(),
-              stack.database(),
-              stack.bootstrapServers(),
-              stack.publication(),
-              stack.slot(),
-              publicationTopic,
-              deliveryTopic,
-              dlqTopic,
-              stack.topic("relay-offsets"),
-              stack.groupId("consumer"),
-              simulator.baseUri().toString(),
-              OpsFiles.repositoryRoot().resolve("connect-config"),
-              Path.of("target", "pipeline-it-logs"));
+    try (DestinationSimulator simulator = Showcase.startSimulator()) {
+      PipelineSettings settings = TestPipelines.settings(stack, simulator, "pipeline-it-logs");
 
       Scenario.Outcome outcome;
       try (Pipeline pipeline = Pipeline.start(settings)) {
@@ -70,11 +47,11 @@ class PipelineIT {
                     pipeline.writerUri(),
                     simulator,
                     stack.bootstrapServers(),
-                    deliveryTopic,
+                    settings.deliveryTopic(),
                     System.out)
                 .run(Duration.ofSeconds(90));
         // The DLQ counter registers with its first record: plant one so the scrape has it.
-        deadLetterOne(stack.bootstrapServers(), publicationTopic);
+        deadLetterOne(stack.bootstrapServers(), settings.publicationTopic());
         awaitMetricsNamedByTheOpsFiles(pipeline);
         Optional<Path> prometheus = RealPrometheus.binary();
         if (prometheus.isPresent()) {

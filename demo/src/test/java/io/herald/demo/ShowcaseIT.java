@@ -23,27 +23,8 @@ class ShowcaseIT {
   void shouldEndInACleanAuditWithEveryUncertainPublicationSettled(StackContext stack)
       throws Exception {
     int intents = Integer.getInteger("herald.showcase.intents", 500);
-    String publicationTopic = stack.topic("publication-events");
-    String deliveryTopic = stack.topic("delivery-events");
-    stack.stack().kafka().createTopic(publicationTopic, 3);
-    stack.stack().kafka().createTopic(deliveryTopic, 3);
-    stack.stack().kafka().createTopic(stack.topic("dlq"), 1);
     try (DestinationSimulator simulator = Showcase.startSimulator()) {
-      PipelineSettings settings =
-          new PipelineSettings(
-              stack.stack().postgres(),
-              stack.database(),
-              stack.bootstrapServers(),
-              stack.publication(),
-              stack.slot(),
-              publicationTopic,
-              deliveryTopic,
-              stack.topic("dlq"),
-              stack.topic("relay-offsets"),
-              stack.groupId("consumer"),
-              simulator.baseUri().toString(),
-              OpsFiles.repositoryRoot().resolve("connect-config"),
-              Path.of("target", "showcase-it-logs"));
+      PipelineSettings settings = TestPipelines.settings(stack, simulator, "showcase-it-logs");
       Showcase.Result result;
       try (Pipeline pipeline = Pipeline.start(settings, Showcase.OVERRIDES)) {
         result =
