@@ -7,7 +7,10 @@ import io.herald.devstack.process.ChildJvm;
 import io.herald.devstack.simulator.Behaviour;
 import io.herald.devstack.simulator.DestinationSimulator;
 import io.herald.schema.CaptureSettings;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -81,6 +84,20 @@ public final class DemoMain {
     System.out.println();
     System.out.println(
         "Writer API on " + pipeline.writerUri() + " (bearer token " + Scenario.TOKEN + ")");
+    Path tokenFile = writeOperatorToken(home, pipeline.operatorToken());
+    System.out.println(
+        "Operator API on "
+            + pipeline.consumerOpsUri()
+            + "/v1/deliveries (bearer token in "
+            + tokenFile
+            + ", made up for this run): ./herald deliveries list --state NEEDS_RECONCILIATION"
+            + " --consumer-url "
+            + pipeline.consumerOpsUri()
+            + " --token-file "
+            + tokenFile);
+    System.out.println(
+        "Each process connects with its own database role: herald_writer, herald_relay,"
+            + " herald_consumer (migrations: herald_migrator)");
     System.out.println();
     Scenario.Outcome outcome =
         new Scenario(
@@ -101,6 +118,16 @@ public final class DemoMain {
       new CountDownLatch(1).await();
     }
     return ok;
+  }
+
+  /** The operator token in a file only this user can read, for {@code herald --token-file}. */
+  private static Path writeOperatorToken(Path home, String token) throws IOException {
+    Path file = home.resolve("operator-token");
+    Files.deleteIfExists(file);
+    Files.createFile(
+        file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    Files.writeString(file, token);
+    return file;
   }
 
   private static DestinationSimulator startSimulator() {
