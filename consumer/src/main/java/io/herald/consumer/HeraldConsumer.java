@@ -72,7 +72,12 @@ public final class HeraldConsumer implements AutoCloseable {
           lifecycle.register(
               "database pool", Databases.pool("consumer", config.database(), registry));
       if (config.migrateOnStart()) {
-        SchemaMigrator.migrate(pool, HeraldSchema.CONSUMER, config.capture());
+        // As the schemas' owner on a connection of its own when one is configured, so that the
+        // pool's user (herald_consumer) needs no right to change the schema.
+        SchemaMigrator.migrate(
+            config.migration().map(Databases::unpooled).orElse(pool),
+            HeraldSchema.CONSUMER,
+            config.capture());
       }
       UuidV7 ids = new UuidV7(clock, RandomGenerator.getDefault());
       deliveries =

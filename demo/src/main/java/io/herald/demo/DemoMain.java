@@ -9,6 +9,7 @@ import io.herald.schema.CaptureSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -101,6 +102,20 @@ public final class DemoMain {
     System.out.println();
     System.out.println(
         "Writer API on " + pipeline.writerUri() + " (bearer token " + Scenario.TOKEN + ")");
+    Path tokenFile = writeOperatorToken(home, pipeline.operatorToken());
+    System.out.println(
+        "Operator API on "
+            + pipeline.consumerOpsUri()
+            + "/v1/deliveries (bearer token in "
+            + tokenFile
+            + ", made up for this run): ./herald deliveries list --state NEEDS_RECONCILIATION"
+            + " --consumer-url "
+            + pipeline.consumerOpsUri()
+            + " --token-file "
+            + tokenFile);
+    System.out.println(
+        "Each process connects with its own database role: herald_writer, herald_relay,"
+            + " herald_consumer (migrations: herald_migrator)");
     System.out.println();
     Scenario.Outcome outcome =
         new Scenario(
@@ -151,15 +166,29 @@ public final class DemoMain {
     return ok;
   }
 
-  /** The herald command's environment for this run (ports are chosen at start), as a file. */
+  /**
+   * The herald command's environment for this run (ports are chosen at start; the role passwords
+   * and the operator token are made up for it), in a file only this user can read.
+   */
   private static Path writeCliEnv(Path home, Map<String, String> env) throws IOException {
     StringBuilder text = new StringBuilder("# herald's settings for the running demo\n");
     new TreeMap<>(env)
         .forEach(
             (name, value) ->
                 text.append("export ").append(name).append("='").append(value).append("'\n"));
-    Path file = home.resolve("herald.env");
-    Files.writeString(file, text.toString());
+    return writePrivate(home.resolve("herald.env"), text.toString());
+  }
+
+  /** The operator token in a file only this user can read, for {@code herald --token-file}. */
+  private static Path writeOperatorToken(Path home, String token) throws IOException {
+    return writePrivate(home.resolve("operator-token"), token);
+  }
+
+  private static Path writePrivate(Path file, String text) throws IOException {
+    Files.deleteIfExists(file);
+    Files.createFile(
+        file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    Files.writeString(file, text);
     return file;
   }
 

@@ -3,28 +3,41 @@ package io.herald.demo;
 import io.herald.devstack.process.ChildJvm;
 import io.herald.relay.RelayJvmOptions;
 import io.herald.schema.CaptureSettings;
+import io.herald.schema.DatabaseRoles;
+import io.herald.schema.DatabaseRoles.Role;
 import io.herald.schema.HeraldSchema;
 import io.herald.schema.SchemaMigrator;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import javax.sql.DataSource;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * Writer, relay and consumer as three child JVMs against one PostgreSQL database and one Kafka
  * cluster: the production topology on one machine. Each reads its shipped property file and logs
  * with the shipped logging config beside it ({@code logback-<name>.xml}) to {@code <name>.log};
- * only addresses and names are overridden, through the documented environment variables.
+ * only addresses, names and secrets are set, through the documented environment variables.
+ *
+ * <p>As in production, each process connects with its own database role (herald_writer,
+ * herald_relay, herald_consumer, named by the shipped files) and the migrations run as
+ * herald_migrator: the start sets the roles up as the administrator would, with passwords made up
+ * for this run, and gives the consumer's operator API a token made up likewise.
  */
 final class Pipeline implements AutoCloseable {
 
   private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+
+  private static final SecureRandom RANDOM = new SecureRandom();
 
   /** The writer's and the consumer's JVM options: a modest heap on a machine shared with all. */
   private static final List<String> SERVICE_JVM = List.of("-Xmx384m", "-XX:+UseSerialGC");
@@ -33,6 +46,7 @@ final class Pipeline implements AutoCloseable {
   private final URI writerUri;
   private final URI consumerOpsUri;
   private final Map<String, URI> metricsUris;
+  private final String operatorToken;
   private final Map<String, String> cliEnv;
 
   private Pipeline(
@@ -40,11 +54,13 @@ final class Pipeline implements AutoCloseable {
       URI writerUri,
       URI consumerOpsUri,
       Map<String, URI> metricsUris,
+      String operatorToken,
       Map<String, String> cliEnv) {
     this.processes = processes;
     this.writerUri = writerUri;
     this.consumerOpsUri = consumerOpsUri;
     this.metricsUris = metricsUris;
+    this.operatorToken = operatorToken;
     this.cliEnv = Map.copyOf(cliEnv);
   }
 
@@ -60,7 +76,12 @@ final class Pipeline implements AutoCloseable {
    */
   static Pipeline start(PipelineSettings settings, Map<String, String> overrides)
       throws IOException, InterruptedException {
-    migrate(settings);
+    Map<Role, String> passwords = new EnumMap<>(Role.class);
+    for (Role role : Role.values()) {
+      passwords.put(role, secret());
+    }
+    String operatorToken = secret();
+    setUpDatabase(settings, passwords);
     Map<ChildJvm, URI> started = new LinkedHashMap<>();
     // The herald command reads the same files and overrides as the processes it operates.
     Map<String, String> cliEnv = new HashMap<>();
@@ -72,7 +93,9 @@ final class Pipeline implements AutoCloseable {
               settings,
               "writer",
               "io.herald.writer.WriterMain",
-              put(cliEnv, with(writerEnv(settings, writerPort, writerOps), overrides, "WRITER")),
+              put(
+                  cliEnv,
+                  with(writerEnv(settings, passwords, writerPort, writerOps), overrides, "WRITER")),
               SERVICE_JVM),
           health(writerOps));
       int relayOps = freePort();
@@ -81,7 +104,9 @@ final class Pipeline implements AutoCloseable {
               settings,
               "relay",
               "io.herald.relay.RelayMain",
-              put(cliEnv, with(relayEnv(settings, relayOps), overrides, "RELAY", "DEBEZIUM")),
+              put(
+                  cliEnv,
+                  with(relayEnv(settings, passwords, relayOps), overrides, "RELAY", "DEBEZIUM")),
               RelayJvmOptions.recommended()),
           health(relayOps));
       int consumerOps = freePort();
@@ -90,7 +115,12 @@ final class Pipeline implements AutoCloseable {
               settings,
               "consumer",
               "io.herald.consumer.ConsumerMain",
-              put(cliEnv, with(consumerEnv(settings, consumerOps), overrides, "CONSUMER")),
+              put(
+                  cliEnv,
+                  with(
+                      consumerEnv(settings, passwords, operatorToken, consumerOps),
+                      overrides,
+                      "CONSUMER")),
               SERVICE_JVM),
           health(consumerOps));
       for (Map.Entry<ChildJvm, URI> process : started.entrySet()) {
@@ -104,6 +134,7 @@ final class Pipeline implements AutoCloseable {
               "writer", metrics(writerOps),
               "relay", metrics(relayOps),
               "consumer", metrics(consumerOps)),
+          operatorToken,
           cliEnv);
     } catch (IOException | InterruptedException | RuntimeException e) {
       for (ChildJvm process : started.keySet()) {
@@ -153,11 +184,19 @@ final class Pipeline implements AutoCloseable {
     return metricsUris;
   }
 
+  /** The bearer token of the consumer's operator API ({@code /v1/deliveries} on its ops port). */
+  String operatorToken() {
+    return operatorToken;
+  }
+
   List<ChildJvm> processes() {
     return processes;
   }
 
-  /** The {@code HERALD_*} overrides of all three processes: what the herald command runs with. */
+  /**
+   * The {@code HERALD_*} settings of all three processes (addresses, role passwords, the operator
+   * token): what the herald command runs with against this pipeline.
+   */
   Map<String, String> cliEnv() {
     return cliEnv;
   }
@@ -180,13 +219,14 @@ final class Pipeline implements AutoCloseable {
     return env;
   }
 
-  private static Map<String, String> writerEnv(PipelineSettings s, int httpPort, int opsPort) {
+  private static Map<String, String> writerEnv(
+      PipelineSettings s, Map<Role, String> passwords, int httpPort, int opsPort) {
     Map<String, String> env = new HashMap<>();
     env.put("HERALD_WRITER_HTTP_PORT", Integer.toString(httpPort));
     env.put("HERALD_WRITER_OPS_PORT", Integer.toString(opsPort));
     env.put("HERALD_WRITER_DB_JDBC_URL", s.postgres().jdbcUrl(s.database()));
-    env.put("HERALD_WRITER_DB_USER", s.postgres().user());
-    env.put("HERALD_WRITER_DB_PASSWORD", s.postgres().password());
+    env.put("HERALD_WRITER_DB_PASSWORD", passwords.get(Role.WRITER));
+    env.put("HERALD_WRITER_DB_MIGRATION_PASSWORD", passwords.get(Role.MIGRATOR));
     env.put("HERALD_WRITER_CAPTURE_PUBLICATION", s.publication());
     env.put("HERALD_WRITER_CAPTURE_SLOT", s.slot());
     env.put("HERALD_WRITER_KAFKA_BOOTSTRAP_SERVERS", s.bootstrapServers());
@@ -195,7 +235,8 @@ final class Pipeline implements AutoCloseable {
     return env;
   }
 
-  private static Map<String, String> relayEnv(PipelineSettings s, int opsPort) {
+  private static Map<String, String> relayEnv(
+      PipelineSettings s, Map<Role, String> passwords, int opsPort) {
     Map<String, String> env = new HashMap<>();
     env.put("HERALD_RELAY_OPS_PORT", Integer.toString(opsPort));
     env.put("HERALD_RELAY_KAFKA_BOOTSTRAP_SERVERS", s.bootstrapServers());
@@ -204,20 +245,21 @@ final class Pipeline implements AutoCloseable {
     env.put("HERALD_DEBEZIUM_SOURCE_DATABASE_HOSTNAME", s.postgres().host());
     env.put("HERALD_DEBEZIUM_SOURCE_DATABASE_PORT", Integer.toString(s.postgres().port()));
     env.put("HERALD_DEBEZIUM_SOURCE_DATABASE_DBNAME", s.database());
-    env.put("HERALD_DEBEZIUM_SOURCE_DATABASE_USER", s.postgres().user());
-    env.put("HERALD_DEBEZIUM_SOURCE_DATABASE_PASSWORD", s.postgres().password());
+    env.put("HERALD_DEBEZIUM_SOURCE_DATABASE_PASSWORD", passwords.get(Role.RELAY));
     env.put("HERALD_DEBEZIUM_SOURCE_PUBLICATION_NAME", s.publication());
     env.put("HERALD_DEBEZIUM_SOURCE_SLOT_NAME", s.slot());
     env.put("HERALD_DEBEZIUM_SOURCE_OFFSET_STORAGE_TOPIC", s.offsetsTopic());
     return env;
   }
 
-  private static Map<String, String> consumerEnv(PipelineSettings s, int opsPort) {
+  private static Map<String, String> consumerEnv(
+      PipelineSettings s, Map<Role, String> passwords, String operatorToken, int opsPort) {
     Map<String, String> env = new HashMap<>();
     env.put("HERALD_CONSUMER_OPS_PORT", Integer.toString(opsPort));
     env.put("HERALD_CONSUMER_DB_JDBC_URL", s.postgres().jdbcUrl(s.database()));
-    env.put("HERALD_CONSUMER_DB_USER", s.postgres().user());
-    env.put("HERALD_CONSUMER_DB_PASSWORD", s.postgres().password());
+    env.put("HERALD_CONSUMER_DB_PASSWORD", passwords.get(Role.CONSUMER));
+    env.put("HERALD_CONSUMER_DB_MIGRATION_PASSWORD", passwords.get(Role.MIGRATOR));
+    env.put("HERALD_CONSUMER_OPS_OPERATOR_TOKEN", operatorToken);
     env.put("HERALD_CONSUMER_CAPTURE_PUBLICATION", s.publication());
     env.put("HERALD_CONSUMER_CAPTURE_SLOT", s.slot());
     env.put("HERALD_CONSUMER_KAFKA_BOOTSTRAP_SERVERS", s.bootstrapServers());
@@ -231,17 +273,35 @@ final class Pipeline implements AutoCloseable {
   }
 
   /**
-   * The deployment step before any process starts: the relay refuses to start until the schema
-   * set-up has created its publication and slot, so they must exist first.
+   * The deployment steps before any process starts: the administrator's role set-up, then the
+   * migrations as herald_migrator, since the relay refuses to start until the schema set-up has
+   * created its publication and slot. (The writer and the consumer migrate again at start, as
+   * herald_migrator too, and find nothing to do.)
    */
-  private static void migrate(PipelineSettings s) {
-    PGSimpleDataSource dataSource = new PGSimpleDataSource();
-    dataSource.setUrl(s.postgres().jdbcUrl(s.database()));
-    dataSource.setUser(s.postgres().user());
-    dataSource.setPassword(s.postgres().password());
+  private static void setUpDatabase(PipelineSettings s, Map<Role, String> passwords) {
+    String jdbcUrl = s.postgres().jdbcUrl(s.database());
+    DatabaseRoles.setUp(
+        dataSource(jdbcUrl, s.postgres().user(), s.postgres().password()), passwords);
+    DataSource migrator =
+        dataSource(jdbcUrl, Role.MIGRATOR.roleName(), passwords.get(Role.MIGRATOR));
     CaptureSettings capture = new CaptureSettings(s.publication(), s.slot());
-    SchemaMigrator.migrate(dataSource, HeraldSchema.WRITER, capture);
-    SchemaMigrator.migrate(dataSource, HeraldSchema.CONSUMER, capture);
+    SchemaMigrator.migrate(migrator, HeraldSchema.WRITER, capture);
+    SchemaMigrator.migrate(migrator, HeraldSchema.CONSUMER, capture);
+  }
+
+  private static DataSource dataSource(String jdbcUrl, String user, String password) {
+    PGSimpleDataSource dataSource = new PGSimpleDataSource();
+    dataSource.setUrl(jdbcUrl);
+    dataSource.setUser(user);
+    dataSource.setPassword(password);
+    return dataSource;
+  }
+
+  /** 128 random bits, hex: a password or token nobody wrote down. */
+  private static String secret() {
+    byte[] bytes = new byte[16];
+    RANDOM.nextBytes(bytes);
+    return HexFormat.of().formatHex(bytes);
   }
 
   private static int freePort() throws IOException {

@@ -43,16 +43,13 @@ import javax.sql.DataSource;
  */
 final class Showcase {
 
-  /** The bearer token of the consumer's operator API in the demo (never in a shipped file). */
-  static final String OPERATOR_TOKEN = "demo-operator-token";
-
   /**
    * Shorter timeouts than the shipped ones, so that a stalled call becomes UNCERTAIN in seconds and
-   * the reconciler looks at it a few seconds later; everything else is the shipped files.
+   * the reconciler looks at it a few seconds later; everything else is the shipped files (the
+   * operator token and the role passwords are made up by {@link Pipeline} for each run).
    */
   static final Map<String, String> OVERRIDES =
       Map.of(
-          "HERALD_CONSUMER_OPS_OPERATOR_TOKEN", OPERATOR_TOKEN,
           "HERALD_CONSUMER_DESTINATIONS_DEST_A_READ_TIMEOUT", "2s",
           "HERALD_CONSUMER_DESTINATIONS_DEST_B_READ_TIMEOUT", "2s",
           "HERALD_CONSUMER_DESTINATIONS_DEST_C_READ_TIMEOUT", "2s",

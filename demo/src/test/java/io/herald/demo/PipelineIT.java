@@ -12,6 +12,9 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,6 +53,7 @@ class PipelineIT {
                     settings.deliveryTopic(),
                     System.out)
                 .run(Duration.ofSeconds(90));
+        awaitEachProcessConnectedWithItsOwnRole(stack);
         // The DLQ counter registers with its first record: plant one so the scrape has it.
         deadLetterOne(stack.bootstrapServers(), settings.publicationTopic());
         awaitMetricsNamedByTheOpsFiles(pipeline);
@@ -77,6 +81,73 @@ class PipelineIT {
       assertThat(outcome.firstJob().path("status").asText()).isEqualTo("PUBLISHED");
       assertThat(outcome.firstJob().path("remoteId").asText()).isEqualTo(firstRemoteId);
     }
+  }
+
+  /**
+   * Every session the three processes hold on their database is their own role's (the shipped
+   * property files name them; {@link Pipeline} sets them up and migrates as herald_migrator): the
+   * writer's pool as herald_writer, the consumer's as herald_consumer, the relay's connections and
+   * the walsender streaming the slot as herald_relay, and nobody else (the migrations' connections
+   * closed after them).
+   */
+  private static void awaitEachProcessConnectedWithItsOwnRole(StackContext stack) {
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () -> {
+              Map<String, Set<String>> usersByApplication = new TreeMap<>();
+              Set<String> users = new TreeSet<>();
+              String slotReader;
+              try (Connection connection = stack.dataSource().getConnection()) {
+                try (PreparedStatement sessions =
+                    connection.prepareStatement(
+                        "SELECT application_name, usename FROM pg_stat_activity"
+                            + " WHERE datname = ? AND pid <> pg_backend_pid()")) {
+                  sessions.setString(1, stack.database());
+                  try (ResultSet rows = sessions.executeQuery()) {
+                    while (rows.next()) {
+                      usersByApplication
+                          .computeIfAbsent(rows.getString(1), a -> new TreeSet<>())
+                          .add(rows.getString(2));
+                      users.add(rows.getString(2));
+                    }
+                  }
+                }
+                try (PreparedStatement reader =
+                    connection.prepareStatement(
+                        "SELECT a.usename FROM pg_replication_slots s"
+                            + " JOIN pg_stat_activity a ON a.pid = s.active_pid"
+                            + " WHERE s.slot_name = ?")) {
+                  reader.setString(1, stack.slot());
+                  try (ResultSet rows = reader.executeQuery()) {
+                    slotReader = rows.next() ? rows.getString(1) : null;
+                  }
+                }
+              }
+              assertThat(users)
+                  .as(
+                      "users of the sessions on the database, by application %s",
+                      usersByApplication)
+                  .containsExactlyInAnyOrder("herald_writer", "herald_consumer", "herald_relay");
+              assertThat(usersOf(usersByApplication, "herald-writer"))
+                  .containsExactly("herald_writer");
+              assertThat(usersOf(usersByApplication, "herald-consumer"))
+                  .containsExactly("herald_consumer");
+              assertThat(usersOf(usersByApplication, "herald-relay")).containsOnly("herald_relay");
+              assertThat(slotReader).isEqualTo("herald_relay");
+            });
+  }
+
+  private static Set<String> usersOf(Map<String, Set<String>> usersByApplication, String prefix) {
+    Set<String> users = new TreeSet<>();
+    usersByApplication.forEach(
+        (application, names) -> {
+          if (application.startsWith(prefix)) {
+            users.addAll(names);
+          }
+        });
+    return users;
   }
 
   /**

@@ -13,7 +13,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Applies one Herald schema's migrations with Flyway: the schema's own tables, then the capture
- * set-up shared by both schemas (COPY guard, publication, heartbeat table, logical slot).
+ * set-up shared by both schemas (COPY guard, publication, heartbeat table, logical slot), and after
+ * every run the grants of the database roles ({@link DatabaseRoles}) when they exist. Run it as
+ * {@code herald_migrator}, the schemas' owner, where the roles are set up.
  *
  * <p>Thread-safety: stateless. Concurrent calls against one database, from any number of processes,
  * are serialised by a PostgreSQL advisory lock: the writer and the consumer both run the shared

@@ -107,7 +107,12 @@ public final class WriterProcess implements AutoCloseable {
                   .start());
       awaitDatabase(pool, config.database(), config.startup().startupTimeout());
       if (config.startup().migrateOnStart()) {
-        SchemaMigrator.migrate(pool, HeraldSchema.WRITER, config.capture());
+        // As the schemas' owner on a connection of its own when one is configured, so that the
+        // pool's user (herald_writer) needs no right to change the schema.
+        SchemaMigrator.migrate(
+            config.startup().migration().map(Databases::unpooled).orElse(pool),
+            HeraldSchema.WRITER,
+            config.capture());
       }
       JobStore jobs =
           new JobStore(

@@ -390,6 +390,7 @@ public final class ConsumerConfig extends ProcessConfig {
   private final Optional<String> operatorToken;
   private final DatabaseConfig database;
   private final boolean migrateOnStart;
+  private final Optional<DatabaseConfig> migration;
   private final CaptureSettings capture;
   private final InboxSettings inbox;
   private final DeadLetters deadLetters;
@@ -406,6 +407,7 @@ public final class ConsumerConfig extends ProcessConfig {
     this.operatorToken = values.find(OPS_OPERATOR_TOKEN);
     this.database = DB.read(values);
     this.migrateOnStart = values.get(DB_MIGRATE_ON_START);
+    this.migration = DB.readMigration(values, database);
     this.capture = new CaptureSettings(values.get(CAPTURE_PUBLICATION), values.get(CAPTURE_SLOT));
     this.inbox = readInbox(values);
     this.deadLetters = new DeadLetters(values.get(TOPIC_DLQ), values.passThrough(KAFKA_PRODUCER));
@@ -630,6 +632,14 @@ public final class ConsumerConfig extends ProcessConfig {
   /** {@code consumer.db.migrate-on-start}: whether start-up applies the schema migrations. */
   public boolean migrateOnStart() {
     return migrateOnStart;
+  }
+
+  /**
+   * {@code consumer.db.migration-user} and {@code -password} on the database of {@code
+   * consumer.db.*}: the connection the migrations use; empty: the consumer's pool.
+   */
+  public Optional<DatabaseConfig> migration() {
+    return migration;
   }
 
   /** {@code consumer.capture.*}: the publication and slot the migrations add the outbox to. */

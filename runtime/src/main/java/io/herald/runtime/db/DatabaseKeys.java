@@ -1,11 +1,13 @@
 package io.herald.runtime.db;
 
 import io.herald.config.ConfigDef;
+import io.herald.config.ConfigException;
 import io.herald.config.ConfigKey;
 import io.herald.config.ConfigType;
 import io.herald.config.ConfigValues;
 import io.herald.config.Validator;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * The database keys every process with a database shares, under a prefix ({@code writer.db}, {@code
@@ -19,6 +21,8 @@ public final class DatabaseKeys {
   private final ConfigKey<String> password;
   private final ConfigKey<Integer> poolSize;
   private final ConfigKey<Duration> connectTimeout;
+  private final ConfigKey<String> migrationUser;
+  private final ConfigKey<String> migrationPassword;
 
   private DatabaseKeys(ConfigDef.Builder def, String prefix) {
     jdbcUrl =
@@ -54,6 +58,23 @@ public final class DatabaseKeys {
                     Duration.ofSeconds(5),
                     "How long a caller waits for a pooled connection before failing.")
                 .validatedBy(Validator.atLeast(Duration.ofMillis(250))));
+    migrationUser =
+        def.define(
+            ConfigKey.optional(
+                prefix + ".migration-user",
+                ConfigType.STRING,
+                null,
+                "User the schema migrations run as (herald_migrator, the schemas' owner), on a"
+                    + " connection of their own that closes after them; unset: the process's own"
+                    + " user."));
+    migrationPassword =
+        def.define(
+            ConfigKey.optional(
+                    prefix + ".migration-password",
+                    ConfigType.STRING,
+                    null,
+                    "Password of the migration user; empty when the server does not ask for one.")
+                .secret());
   }
 
   /** Defines the keys under {@code prefix} in {@code def}. */
@@ -69,6 +90,35 @@ public final class DatabaseKeys {
         values.get(password),
         values.get(poolSize),
         values.get(connectTimeout));
+  }
+
+  /**
+   * The connection the schema migrations use: the same server, database and driver secrets as
+   * {@code database}, as the migration user; empty when none is configured (the migrations then run
+   * on the process's pool, as its own user).
+   *
+   * @throws ConfigException when a migration password is set without a migration user
+   */
+  public Optional<DatabaseConfig> readMigration(ConfigValues values, DatabaseConfig database) {
+    Optional<String> user = values.find(migrationUser);
+    if (user.isEmpty()) {
+      if (values.find(migrationPassword).isPresent()) {
+        throw new ConfigException(
+            migrationPassword.name()
+                + " is set but "
+                + migrationUser.name()
+                + " is not: set the user the migrations run as, or remove the password");
+      }
+      return Optional.empty();
+    }
+    return Optional.of(
+        new DatabaseConfig(
+            database.jdbcUrl(),
+            user.get(),
+            values.find(migrationPassword).orElse(null),
+            1,
+            database.connectTimeout(),
+            database.driverSecrets()));
   }
 
   public ConfigKey<String> jdbcUrl() {

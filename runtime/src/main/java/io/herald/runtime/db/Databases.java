@@ -5,8 +5,11 @@ import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
 import io.herald.runtime.ops.HealthCheck;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Map;
 import javax.sql.DataSource;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /** Connection pools for Herald processes. Stateless; the pools it returns are thread-safe. */
 public final class Databases {
@@ -49,6 +52,33 @@ public final class Databases {
     config.driverSecrets().forEach(hikari::addDataSourceProperty);
     hikari.setMetricsTrackerFactory(new MicrometerMetricsTrackerFactory(registry));
     return new HikariDataSource(hikari);
+  }
+
+  /**
+   * A data source without a pool: every {@code getConnection()} opens a new connection, closed by
+   * its caller. For short work on a connection the process does not keep, such as the schema
+   * migrations as their own user ({@code *.db.migration-user}): they need two connections at once
+   * (the migration lock and Flyway's), and none afterwards.
+   */
+  public static DataSource unpooled(DatabaseConfig config) {
+    PGSimpleDataSource dataSource = new PGSimpleDataSource();
+    dataSource.setUrl(config.jdbcUrl());
+    dataSource.setUser(config.user());
+    if (config.password() != null && !config.password().isEmpty()) {
+      dataSource.setPassword(config.password());
+    }
+    dataSource.setApplicationName("herald-migrations");
+    dataSource.setConnectTimeout((int) Math.max(1, config.connectTimeout().toSeconds()));
+    for (Map.Entry<String, String> secret : config.driverSecrets().entrySet()) {
+      try {
+        dataSource.setProperty(secret.getKey(), secret.getValue());
+      } catch (SQLException e) {
+        // The keys are the driver's own property names (DatabaseConfig), so this is a bug.
+        throw new IllegalArgumentException(
+            "PostgreSQL driver property " + secret.getKey() + " is unknown to the driver", e);
+      }
+    }
+    return dataSource;
   }
 
   /** How long {@code /health} waits for the database probe before it answers DOWN. */

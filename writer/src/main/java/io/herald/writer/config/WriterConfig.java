@@ -346,8 +346,11 @@ public final class WriterConfig extends ProcessConfig {
    *
    * @param startupTimeout {@code writer.db.startup-timeout}
    * @param migrateOnStart {@code writer.db.migrate-on-start}
+   * @param migration {@code writer.db.migration-user} and {@code -password} on the database of
+   *     {@code writer.db.*}: the connection the migrations use; empty: the writer's pool
    */
-  public record Startup(Duration startupTimeout, boolean migrateOnStart) {}
+  public record Startup(
+      Duration startupTimeout, boolean migrateOnStart, Optional<DatabaseConfig> migration) {}
 
   private final DatabaseConfig database;
   private final OpsEndpoint ops;
@@ -370,7 +373,11 @@ public final class WriterConfig extends ProcessConfig {
     validate(values, tokenHashes, consumerOverrides);
     this.database = DB.read(values);
     this.ops = OPS.read(values);
-    this.startup = new Startup(values.get(DB_STARTUP_TIMEOUT), values.get(DB_MIGRATE_ON_START));
+    this.startup =
+        new Startup(
+            values.get(DB_STARTUP_TIMEOUT),
+            values.get(DB_MIGRATE_ON_START),
+            DB.readMigration(values, database));
     this.capture = new CaptureSettings(values.get(CAPTURE_PUBLICATION), values.get(CAPTURE_SLOT));
     this.http = readHttp(values);
     this.api =
@@ -504,7 +511,9 @@ public final class WriterConfig extends ProcessConfig {
     return database;
   }
 
-  /** {@code writer.db.startup-timeout} and {@code writer.db.migrate-on-start}. */
+  /**
+   * {@code writer.db.startup-timeout}, {@code writer.db.migrate-on-start} and the migration user.
+   */
   public Startup startup() {
     return startup;
   }
