@@ -319,6 +319,8 @@ class TraceCliIT {
     p.put("writer.db.jdbc-url", stack.jdbcUrl());
     p.put("writer.db.user", stack.user());
     p.put("writer.db.password", stack.password() == null ? "" : stack.password());
+    // The test stack has no herald_migrator role: the superuser migrates through the pool.
+    p.remove("writer.db.migration-user");
     p.put("writer.capture.publication", stack.publication());
     p.put("writer.capture.slot", stack.slot());
     p.put("writer.kafka.bootstrap-servers", stack.bootstrapServers());
