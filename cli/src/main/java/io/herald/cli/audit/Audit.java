@@ -2,6 +2,10 @@ package io.herald.cli.audit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.herald.cli.CliDatabase;
+import io.herald.cli.kafka.KafkaClients;
+import io.herald.cli.kafka.Partitions;
+import io.herald.cli.kafka.Records;
+import io.herald.cli.kafka.TopicReader;
 import io.herald.common.event.EventHeaders;
 import io.herald.common.json.Json;
 import io.herald.consumer.inbox.Intake;
@@ -26,9 +30,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.header.Header;
 
 /**
  * The audit itself: stages what Kafka and the destinations hold in the consumer database's session
@@ -132,17 +136,36 @@ final class Audit {
   private void stage(Connection consumerDb) throws Exception {
     // Temporary tables vanish with the session; the audit never commits anything.
     Staging staging = new Staging(consumerDb);
-    TopicScan scan =
-        new TopicScan(
+    KafkaClients kafka =
+        KafkaClients.of(
             sources.bootstrapServers(), sources.kafkaClientSettings(), request.kafkaTimeout());
+    TopicReader reader = new TopicReader(kafka, "herald-cli-audit", request.kafkaTimeout());
     Instant from = request.since() == null ? null : request.since().minus(CLOCK_SKEW);
-    eventRecords = scan.scan(sources.publicationTopic(), from, record -> event(record, staging));
+    eventRecords =
+        records(
+            reader.read(
+                sources.publicationTopic(),
+                Partitions.all(),
+                from,
+                record -> event(record, staging)));
     for (Map.Entry<Integer, Long> committed :
-        scan.committedOffsets(sources.consumerGroup(), sources.publicationTopic()).entrySet()) {
+        kafka
+            .committedOffsets(
+                "herald-cli-audit-admin", sources.consumerGroup(), sources.publicationTopic())
+            .entrySet()) {
       staging.add(Staging.Table.COMMITTED, committed.getKey(), committed.getValue());
     }
-    deadLetters = scan.scan(sources.deadLetterTopic(), from, record -> deadLetter(record, staging));
-    statusEvents = scan.scan(sources.statusTopic(), from, record -> status(record, staging));
+    deadLetters =
+        records(
+            reader.read(
+                sources.deadLetterTopic(),
+                Partitions.all(),
+                from,
+                record -> deadLetter(record, staging)));
+    statusEvents =
+        records(
+            reader.read(
+                sources.statusTopic(), Partitions.all(), from, record -> status(record, staging)));
     RemoteListing listing = new RemoteListing(http, request.kafkaTimeout());
     for (URI url : new LinkedHashSet<>(request.remoteListings().values())) {
       remoteArticles += listing.read(url, staging);
@@ -150,10 +173,15 @@ final class Audit {
     staging.finish();
   }
 
+  /** How many records a read handed over; a topic that does not exist reads as empty. */
+  private static long records(Optional<TopicReader.Extent> read) {
+    return read.map(TopicReader.Extent::records).orElse(0L);
+  }
+
   private void event(ConsumerRecord<byte[], byte[]> record, Staging staging) throws SQLException {
-    UUID id = uuid(header(record, EventHeaders.ID));
+    UUID id = Records.uuid(Records.header(record, EventHeaders.ID));
     JsonNode value = json(record.value());
-    UUID jobId = value == null ? null : uuid(value.path("jobId").asText(null));
+    UUID jobId = value == null ? null : Records.uuid(value.path("jobId").asText(null));
     String tenant = value == null ? null : value.path("tenant").asText(null);
     String hash = value == null ? null : value.path("payloadHash").asText(null);
     Instant requestedAt = value == null ? null : instant(value.path("requestedAt").asText(null));
@@ -169,19 +197,19 @@ final class Audit {
 
   private void deadLetter(ConsumerRecord<byte[], byte[]> record, Staging staging)
       throws SQLException {
-    UUID id = uuid(header(record, EventHeaders.ID));
+    UUID id = Records.uuid(Records.header(record, EventHeaders.ID));
     if (id != null) {
       staging.add(Staging.Table.DLQ, id);
     }
   }
 
   private void status(ConsumerRecord<byte[], byte[]> record, Staging staging) throws SQLException {
-    UUID id = uuid(header(record, EventHeaders.ID));
+    UUID id = Records.uuid(Records.header(record, EventHeaders.ID));
     JsonNode value = json(record.value());
     if (id == null || value == null) {
       return;
     }
-    UUID jobId = uuid(value.path("jobId").asText(null));
+    UUID jobId = Records.uuid(value.path("jobId").asText(null));
     String state = value.path("state").asText(null);
     String tenant = value.path("tenant").asText(null);
     Instant occurredAt = instant(value.path("occurredAt").asText(null));
@@ -365,11 +393,6 @@ final class Audit {
     return value == null ? null : value.toInstant();
   }
 
-  private static String header(ConsumerRecord<byte[], byte[]> record, String name) {
-    Header header = record.headers().lastHeader(name);
-    return header == null ? null : EventHeaders.decode(header.value());
-  }
-
   private static JsonNode json(byte[] value) {
     if (value == null) {
       return null;
@@ -383,17 +406,6 @@ final class Audit {
       return node != null && node.isObject() ? node : null;
     } catch (IOException e) {
       // Not fatal, counted: an unreadable record is what the consumer dead-letters.
-      return null;
-    }
-  }
-
-  private static UUID uuid(String text) {
-    if (text == null) {
-      return null;
-    }
-    try {
-      return UUID.fromString(text);
-    } catch (IllegalArgumentException e) {
       return null;
     }
   }

@@ -1,5 +1,6 @@
 package io.herald.cli.dlq;
 
+import io.herald.cli.kafka.Records;
 import io.herald.common.event.EventHeaders;
 import io.herald.consumer.inbox.DeadLetterHeaders;
 import java.util.Optional;
@@ -50,14 +51,14 @@ public record DeadLetter(
         record.topic(),
         record.partition(),
         record.offset(),
-        header(record, EventHeaders.ID),
-        header(record, DeadLetterHeaders.REASON),
-        header(record, DeadLetterHeaders.DETAIL),
-        header(record, DeadLetterHeaders.ORIGINAL_TOPIC),
-        integer(header(record, DeadLetterHeaders.ORIGINAL_PARTITION)),
-        longValue(header(record, DeadLetterHeaders.ORIGINAL_OFFSET)),
-        header(record, DeadLetterHeaders.FAILED_AT),
-        header(record, DeadLetterHeaders.REPLAY_OF),
+        Records.header(record, EventHeaders.ID),
+        Records.header(record, DeadLetterHeaders.REASON),
+        Records.header(record, DeadLetterHeaders.DETAIL),
+        Records.header(record, DeadLetterHeaders.ORIGINAL_TOPIC),
+        integer(Records.header(record, DeadLetterHeaders.ORIGINAL_PARTITION)),
+        longValue(Records.header(record, DeadLetterHeaders.ORIGINAL_OFFSET)),
+        Records.header(record, DeadLetterHeaders.FAILED_AT),
+        Records.header(record, DeadLetterHeaders.REPLAY_OF),
         null,
         null);
   }
@@ -98,14 +99,8 @@ public record DeadLetter(
 
   /** The event id, when the {@code id} header is a UUID: the inbox key intake deduplicates on. */
   public Optional<UUID> eventId() {
-    if (id == null) {
-      return Optional.empty();
-    }
-    try {
-      return Optional.of(UUID.fromString(id));
-    } catch (IllegalArgumentException e) {
-      return Optional.empty(); // the record was dead-lettered as invalid_id for this very reason
-    }
+    // Not a UUID: the record was dead-lettered as invalid_id for this very reason.
+    return Optional.ofNullable(Records.uuid(id));
   }
 
   /**
@@ -135,11 +130,6 @@ public record DeadLetter(
             (letter.dlqTopic() + "-" + letter.position())
                 .getBytes(java.nio.charset.StandardCharsets.UTF_8));
     return Optional.of(replay);
-  }
-
-  private static String header(ConsumerRecord<byte[], byte[]> record, String name) {
-    Header header = record.headers().lastHeader(name);
-    return header == null ? null : EventHeaders.decode(header.value());
   }
 
   private static Integer integer(String text) {

@@ -1,6 +1,10 @@
 package io.herald.cli.dlq;
 
 import io.herald.cli.ConfigDir;
+import io.herald.cli.kafka.KafkaClients;
+import io.herald.cli.kafka.TopicReader;
+import io.herald.consumer.config.ConsumerConfig;
+import java.time.Duration;
 import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -15,6 +19,12 @@ import picocli.CommandLine.Command;
     synopsisSubcommandLabel = "(list | replay)")
 public final class DlqCommand implements Runnable {
 
+  /** How long one Kafka request may take before the command gives up (exit 3). */
+  static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
+
+  /** How long reading (or one replayed record's delivery) may go without progress: exit 3. */
+  static final Duration STALL_TIMEOUT = Duration.ofSeconds(30);
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   private DlqCommand() {}
@@ -24,6 +34,24 @@ public final class DlqCommand implements Runnable {
     return new CommandLine(new DlqCommand())
         .addSubcommand(new DlqListCommand(configDir))
         .addSubcommand(new DlqReplayCommand(configDir));
+  }
+
+  /**
+   * The dead-letter topic's reader: the consumer's cluster ({@code
+   * consumer.kafka.bootstrap-servers} and the connection settings of {@code kafka.consumer.*}),
+   * from the beginning to the end offsets taken at start.
+   */
+  static TopicReader reader(ConsumerConfig config) {
+    return new TopicReader(
+        KafkaClients.of(config.inbox(), REQUEST_TIMEOUT), "herald-cli-dlq", STALL_TIMEOUT);
+  }
+
+  /** The replay producer's cluster: the connection settings of {@code kafka.producer.*}. */
+  static KafkaClients replayClients(ConsumerConfig config) {
+    return KafkaClients.of(
+        config.inbox().bootstrapServers(),
+        config.deadLetters().producerOverrides(),
+        REQUEST_TIMEOUT);
   }
 
   @Override

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import io.herald.cli.ConfigDir;
 import io.herald.cli.Herald;
 import io.herald.cli.JsonOption;
+import io.herald.cli.kafka.Partitions;
 import io.herald.common.json.Json;
 import io.herald.consumer.config.ConsumerConfig;
 import java.io.PrintWriter;
@@ -65,18 +66,20 @@ final class DlqListCommand implements Callable<Integer> {
     String topic = config.deadLetters().topic();
     List<DeadLetter> shown = new ArrayList<>();
     long[] matched = {0};
-    DlqKafka.read(
-        config,
-        topic,
-        record -> {
-          DeadLetter letter = DeadLetter.of(record);
-          if (reason == null || reason.equals(letter.reason())) {
-            matched[0]++;
-            if (shown.size() < limit) {
-              shown.add(letter);
-            }
-          }
-        });
+    DlqCommand.reader(config)
+        .read(
+            topic,
+            Partitions.all(),
+            null,
+            record -> {
+              DeadLetter letter = DeadLetter.of(record);
+              if (reason == null || reason.equals(letter.reason())) {
+                matched[0]++;
+                if (shown.size() < limit) {
+                  shown.add(letter);
+                }
+              }
+            });
     Map<String, ReplayLog.Replay> replays = new ReplayLog(config.database()).find(topic, shown);
     List<DeadLetter> rows =
         shown.stream()

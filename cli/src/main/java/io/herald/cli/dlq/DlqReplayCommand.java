@@ -5,6 +5,9 @@ import io.herald.cli.CliFailure;
 import io.herald.cli.ConfigDir;
 import io.herald.cli.Herald;
 import io.herald.cli.JsonOption;
+import io.herald.cli.kafka.KafkaClients;
+import io.herald.cli.kafka.Partitions;
+import io.herald.cli.kafka.TopicReader;
 import io.herald.common.json.Json;
 import io.herald.consumer.config.ConsumerConfig;
 import java.io.PrintWriter;
@@ -24,6 +27,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -79,16 +83,24 @@ final class DlqReplayCommand implements Callable<Integer> {
     String topic = config.deadLetters().topic();
     ReplayLog log = new ReplayLog(config.database());
     List<ReplayResult> results = new ArrayList<>();
-    try (KafkaProducer<byte[], byte[]> producer = DlqKafka.producer(config)) {
+    TopicReader reader = DlqCommand.reader(config);
+    KafkaClients kafka = DlqCommand.replayClients(config);
+    try (KafkaProducer<byte[], byte[]> producer =
+        kafka.newProducer("herald-cli-dlq-replay", DlqCommand.STALL_TIMEOUT)) {
       if (which.all) {
-        DlqKafka.read(config, topic, record -> results.add(replay(record, log, producer)));
+        reader.read(
+            topic,
+            Partitions.all(),
+            null,
+            record -> results.add(replay(record, log, kafka, producer)));
       } else {
         // The matches are held, not streamed: nothing is replayed unless every id is found.
         Set<UUID> wanted = new LinkedHashSet<>(which.ids);
         List<ConsumerRecord<byte[], byte[]>> matches = new ArrayList<>();
-        DlqKafka.read(
-            config,
+        reader.read(
             topic,
+            Partitions.all(),
+            null,
             record -> {
               Optional<UUID> id = DeadLetter.of(record).eventId();
               if (id.isPresent() && wanted.contains(id.get())) {
@@ -107,7 +119,7 @@ final class DlqReplayCommand implements Callable<Integer> {
               "not in " + topic + ": " + String.join(", ", missing) + "; nothing replayed");
         }
         for (ConsumerRecord<byte[], byte[]> record : matches) {
-          results.add(replay(record, log, producer));
+          results.add(replay(record, log, kafka, producer));
         }
       }
     }
@@ -124,6 +136,7 @@ final class DlqReplayCommand implements Callable<Integer> {
   private static ReplayResult replay(
       ConsumerRecord<byte[], byte[]> record,
       ReplayLog log,
+      KafkaClients kafka,
       KafkaProducer<byte[], byte[]> producer) {
     DeadLetter letter = DeadLetter.of(record);
     Optional<UUID> id = letter.eventId();
@@ -145,7 +158,7 @@ final class DlqReplayCommand implements Callable<Integer> {
           "no herald.dlq.original.topic and partition: not written by a Herald consumer");
     }
     ReplayLog.Outcome outcome =
-        log.replayOnce(letter, id.get(), () -> produce(producer, replay.get(), letter));
+        log.replayOnce(letter, id.get(), () -> produce(kafka, producer, replay.get(), letter));
     return switch (outcome) {
       case ReplayLog.Outcome.Replayed r ->
           ReplayResult.of(
@@ -166,11 +179,12 @@ final class DlqReplayCommand implements Callable<Integer> {
 
   /** Sends and waits for the acknowledgement; returns {@code <topic>-<partition>@<offset>}. */
   private static String produce(
+      KafkaClients kafka,
       KafkaProducer<byte[], byte[]> producer,
       ProducerRecord<byte[], byte[]> record,
       DeadLetter letter) {
     String what =
-        "replaying dead letter "
+        "replay dead letter "
             + letter.position()
             + " to "
             + record.topic()
@@ -181,18 +195,14 @@ final class DlqReplayCommand implements Callable<Integer> {
           producer
               .send(record)
               .get(
-                  DlqKafka.STALL_TIMEOUT.toMillis() + DlqKafka.REQUEST_TIMEOUT.toMillis(),
+                  DlqCommand.STALL_TIMEOUT.toMillis() + DlqCommand.REQUEST_TIMEOUT.toMillis(),
                   TimeUnit.MILLISECONDS);
       return written.topic() + "-" + written.partition() + "@" + written.offset();
-    } catch (ExecutionException e) {
-      throw CliFailure.unreachable("Kafka did not acknowledge " + what, e.getCause());
-    } catch (TimeoutException e) {
-      throw CliFailure.unreachable("Kafka did not acknowledge " + what + " in time", e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw CliFailure.unreachable("interrupted while " + what, e);
-    } catch (org.apache.kafka.common.KafkaException e) {
-      throw CliFailure.unreachable("cannot send while " + what, e);
+      throw CliFailure.unreachable("interrupted while trying to " + what, e);
+    } catch (ExecutionException | TimeoutException | KafkaException e) {
+      throw kafka.failure(what, e);
     }
   }
 }

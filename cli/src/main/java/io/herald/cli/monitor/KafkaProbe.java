@@ -1,5 +1,6 @@
 package io.herald.cli.monitor;
 
+import io.herald.cli.kafka.KafkaClients;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -12,7 +13,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -24,7 +24,6 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * Reads {@link KafkaFacts} with an {@link Admin} client (topic descriptions, earliest and latest
@@ -38,17 +37,6 @@ final class KafkaProbe implements AutoCloseable {
   /** How long one Kafka call may take before the sample marks Kafka unreachable. */
   static final Duration TIMEOUT = Duration.ofSeconds(5);
 
-  /**
-   * The client settings passed on from the consumer's {@code kafka.consumer.*}: only how to reach
-   * and authenticate to the brokers; the rest (polling, isolation) is the consumer's business.
-   */
-  static boolean connectionSetting(String key) {
-    return key.startsWith("security.")
-        || key.startsWith("sasl.")
-        || key.startsWith("ssl.")
-        || key.equals("client.dns.lookup");
-  }
-
   private final Admin admin;
   private final KafkaConsumer<byte[], byte[]> lastRecords;
   private final String publicationEvents;
@@ -57,33 +45,21 @@ final class KafkaProbe implements AutoCloseable {
   private final String group;
 
   /**
-   * @param connection {@code security.*}, {@code sasl.*} and {@code ssl.*} settings
+   * @param kafka the cluster, with the connection settings of a process's pass-through
    * @param group the consumer's group; null for no consumer lag
    */
   KafkaProbe(
-      String bootstrapServers,
-      Map<String, String> connection,
-      String publicationEvents,
-      String dlq,
-      String heartbeats,
-      String group) {
+      KafkaClients kafka, String publicationEvents, String dlq, String heartbeats, String group) {
     this.publicationEvents = publicationEvents;
     this.dlq = dlq;
     this.heartbeats = heartbeats;
     this.group = group;
-    Map<String, Object> common = new HashMap<>(connection);
-    common.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-    common.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) TIMEOUT.toMillis());
-    common.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) TIMEOUT.toMillis());
-    common.put(AdminClientConfig.CLIENT_ID_CONFIG, "herald-monitor");
-    Map<String, Object> consumer = new HashMap<>(common);
-    // A client id of its own: two clients with one id collide on their JMX registration.
-    consumer.put(ConsumerConfig.CLIENT_ID_CONFIG, "herald-monitor-last-records");
-    consumer.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    Map<String, Object> consumer = kafka.consumer("herald-monitor-last-records");
     consumer.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10);
-    consumer.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-    consumer.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-    admin = Admin.create(common);
+    // The last offset comes from the Admin client's latest offset (the high watermark), which
+    // under read_committed an open transaction would keep the reader from reaching.
+    consumer.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
+    admin = Admin.create(kafka.admin("herald-monitor"));
     try {
       lastRecords = new KafkaConsumer<>(consumer);
     } catch (RuntimeException e) {
@@ -97,18 +73,12 @@ final class KafkaProbe implements AutoCloseable {
    * address, a bad security setting) makes Kafka unreachable for the whole run.
    */
   static Reading<KafkaProbe> create(
-      String bootstrapServers,
-      Map<String, String> connection,
-      String publicationEvents,
-      String dlq,
-      String heartbeats,
-      String group) {
+      KafkaClients kafka, String publicationEvents, String dlq, String heartbeats, String group) {
     try {
-      return Reading.of(
-          new KafkaProbe(bootstrapServers, connection, publicationEvents, dlq, heartbeats, group));
+      return Reading.of(new KafkaProbe(kafka, publicationEvents, dlq, heartbeats, group));
     } catch (KafkaException e) {
       return Reading.unreachable(
-          "cannot create a Kafka client for " + bootstrapServers + ": " + e.getMessage());
+          "cannot create a Kafka client for " + kafka.bootstrapServers() + ": " + e.getMessage());
     }
   }
 

@@ -7,6 +7,7 @@ import io.herald.cli.Herald;
 import io.herald.cli.JsonOption;
 import io.herald.cli.deliveries.DeliveriesCommand;
 import io.herald.cli.deliveries.OperatorApi;
+import io.herald.cli.kafka.KafkaClients;
 import io.herald.common.event.Topics;
 import io.herald.common.json.Json;
 import io.herald.config.ConfigException;
@@ -23,11 +24,9 @@ import java.net.http.HttpClient;
 import java.nio.file.Files;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -182,20 +181,18 @@ public final class MonitorCommand implements Callable<Integer> {
       Reading<URI> relay,
       Reading<URI> consumer,
       Reading<OperatorApi> operator,
-      Reading<String> bootstrap,
-      Map<String, String> connection) {
+      Reading<KafkaClients> clients) {
 
     Probe probe(HttpClient http, Clock clock) {
       Reading<KafkaProbe> kafka =
-          bootstrap.reached()
+          clients.reached()
               ? KafkaProbe.create(
-                  bootstrap.value(),
-                  connection,
+                  clients.value(),
                   names.publicationEvents(),
                   names.dlq(),
                   names.heartbeats(),
                   names.group())
-              : Reading.notConfigured(bootstrap.problem());
+              : Reading.notConfigured(clients.problem());
       return new Probe(http, clock, writer, relay, consumer, operator, kafka);
     }
   }
@@ -236,22 +233,18 @@ public final class MonitorCommand implements Callable<Integer> {
       }
     }
 
-    Reading<String> bootstrap;
-    Map<String, String> connection = Map.of();
+    Reading<KafkaClients> kafka;
     if (consumer != null) {
-      bootstrap = Reading.of(consumer.inbox().bootstrapServers());
-      connection =
-          consumer.inbox().consumerOverrides().entrySet().stream()
-              .filter(e -> KafkaProbe.connectionSetting(e.getKey()))
-              .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
+      kafka = Reading.of(KafkaClients.of(consumer.inbox(), KafkaProbe.TIMEOUT));
     } else if (relay != null) {
-      bootstrap = Reading.of(String.valueOf(relay.producer().get("bootstrap.servers")));
-      connection =
-          relay.producer().entrySet().stream()
-              .filter(e -> KafkaProbe.connectionSetting(e.getKey()))
-              .collect(Collectors.toMap(Map.Entry::getKey, e -> String.valueOf(e.getValue())));
+      kafka =
+          Reading.of(
+              KafkaClients.of(
+                  String.valueOf(relay.producer().get("bootstrap.servers")),
+                  relay.producer(),
+                  KafkaProbe.TIMEOUT));
     } else {
-      bootstrap = Reading.notConfigured("neither consumer.properties nor relay.properties");
+      kafka = Reading.notConfigured("neither consumer.properties nor relay.properties");
     }
 
     Snapshot.Names names =
@@ -260,12 +253,12 @@ public final class MonitorCommand implements Callable<Integer> {
             endpoint(relayUri),
             endpoint(consumerUri),
             operator.reached() ? endpoint(consumerUri) + "/v1/deliveries" : null,
-            bootstrap.reached() ? bootstrap.value() : null,
+            kafka.reached() ? kafka.value().bootstrapServers() : null,
             consumer == null ? Topics.PUBLICATION_EVENTS : consumer.inbox().topic(),
             consumer == null ? Topics.PUBLICATION_DLQ : consumer.deadLetters().topic(),
             relay == null ? Topics.HEARTBEATS : relay.engine().heartbeatTopic(),
             consumer == null ? null : consumer.inbox().groupId());
-    return new Setup(names, writerUri, relayUri, consumerUri, operator, bootstrap, connection);
+    return new Setup(names, writerUri, relayUri, consumerUri, operator, kafka);
   }
 
   private static boolean exists(ConfigDir dir, String process) {

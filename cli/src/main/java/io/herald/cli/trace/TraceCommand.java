@@ -8,6 +8,8 @@ import io.herald.cli.CliFailure;
 import io.herald.cli.ConfigDir;
 import io.herald.cli.Herald;
 import io.herald.cli.JsonOption;
+import io.herald.cli.kafka.KafkaClients;
+import io.herald.cli.kafka.TopicReader;
 import io.herald.common.json.Json;
 import io.herald.consumer.config.ConsumerConfig;
 import io.herald.runtime.inbox.InboxSettings;
@@ -79,13 +81,19 @@ public final class TraceCommand implements Callable<Integer> {
     InboxSettings intake = consumer.inbox();
     Optional<InboxSettings> status = writer.status();
     Optional<Trace> trace;
-    try (TraceDatabase database = TraceDatabase.open(writer.database(), consumer.database());
-        TopicScan publications =
-            new TopicScan(intake.bootstrapServers(), intake.consumerOverrides(), KAFKA_TIMEOUT);
-        TopicScan statuses =
-            status
-                .map(s -> new TopicScan(s.bootstrapServers(), s.consumerOverrides(), KAFKA_TIMEOUT))
-                .orElse(null)) {
+    TopicReader publications =
+        new TopicReader(
+            KafkaClients.of(intake, KAFKA_TIMEOUT), "herald-cli-trace-publications", KAFKA_TIMEOUT);
+    TopicReader statuses =
+        status
+            .map(
+                s ->
+                    new TopicReader(
+                        KafkaClients.of(s, KAFKA_TIMEOUT),
+                        "herald-cli-trace-status",
+                        KAFKA_TIMEOUT))
+            .orElse(null);
+    try (TraceDatabase database = TraceDatabase.open(writer.database(), consumer.database())) {
       trace =
           new TraceReader(
                   database,

@@ -1,6 +1,9 @@
 package io.herald.cli.trace;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.herald.cli.kafka.Partitions;
+import io.herald.cli.kafka.Records;
+import io.herald.cli.kafka.TopicReader;
 import io.herald.cli.trace.Trace.AttemptRow;
 import io.herald.cli.trace.Trace.Delivery;
 import io.herald.cli.trace.Trace.InboxRow;
@@ -17,13 +20,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.header.Header;
 
 /**
  * Gathers one job's chain of custody: the job, then its {@code PublicationRequested} record (found
@@ -40,9 +44,9 @@ final class TraceReader {
   static final Duration CLOCK_MARGIN = Duration.ofMinutes(1);
 
   private final TraceDatabase database;
-  private final TopicScan publications;
+  private final TopicReader publications;
   private final String publicationTopic;
-  private final TopicScan statuses;
+  private final TopicReader statuses;
   private final String statusTopic;
   private final List<String> notes = new ArrayList<>();
 
@@ -51,9 +55,9 @@ final class TraceReader {
    */
   TraceReader(
       TraceDatabase database,
-      TopicScan publications,
+      TopicReader publications,
       String publicationTopic,
-      TopicScan statuses,
+      TopicReader statuses,
       String statusTopic) {
     this.database = database;
     this.publications = publications;
@@ -73,7 +77,8 @@ final class TraceReader {
 
     Map<UUID, List<ConsumerRecord<byte[], byte[]>>> requested = new LinkedHashMap<>();
     Optional<Scan> publicationScan =
-        publications.scan(
+        scan(
+            publications,
             publicationTopic,
             job.recordKey(),
             since,
@@ -98,8 +103,8 @@ final class TraceReader {
     if (statuses != null) {
       Map<UUID, StatusEvent> byId = new LinkedHashMap<>();
       statusScan =
-          statuses
-              .scan(
+          scan(
+                  statuses,
                   statusTopic,
                   job.recordKey(),
                   since,
@@ -175,6 +180,41 @@ final class TraceReader {
             gaps));
   }
 
+  /**
+   * Hands every record of {@code topic} whose key is {@code key}, at or after {@code since}, to
+   * {@code visitor} in offset order: only the key's partition is read.
+   *
+   * @return where it read, or empty when the topic does not exist
+   */
+  private static Optional<Scan> scan(
+      TopicReader reader,
+      String topic,
+      String key,
+      Instant since,
+      Consumer<ConsumerRecord<byte[], byte[]>> visitor) {
+    byte[] keyBytes = key.getBytes(StandardCharsets.UTF_8);
+    return reader
+        .read(
+            topic,
+            Partitions.ofKey(key),
+            since,
+            record -> {
+              if (Arrays.equals(keyBytes, record.key())) {
+                visitor.accept(record);
+              }
+            })
+        .map(
+            read -> {
+              int partition = Partitions.forKey(key, read.partitionCount());
+              return new Scan(
+                  topic,
+                  partition,
+                  read.partitionCount(),
+                  read.from().get(partition),
+                  read.to().get(partition));
+            });
+  }
+
   private static PublicationEvent publicationEvent(
       Map<UUID, List<ConsumerRecord<byte[], byte[]>>> requested) {
     if (requested.isEmpty()) {
@@ -200,7 +240,7 @@ final class TraceReader {
         record.partition(),
         record.offset(),
         Instant.ofEpochMilli(record.timestamp()),
-        header(record, EventHeaders.EVENT_TYPE),
+        Records.header(record, EventHeaders.EVENT_TYPE),
         text(payload, "state"),
         text(payload, "remoteId"),
         payload.hasNonNull("attempts") ? payload.get("attempts").asInt() : null,
@@ -247,8 +287,8 @@ final class TraceReader {
 
   /** The {@code id} header (the outbox row's id); a nil UUID (noted) when it is missing. */
   private UUID eventId(ConsumerRecord<byte[], byte[]> record) {
-    String id = header(record, EventHeaders.ID);
-    UUID parsed = uuid(id);
+    String id = Records.header(record, EventHeaders.ID);
+    UUID parsed = Records.uuid(id);
     if (parsed != null) {
       return parsed;
     }
@@ -263,25 +303,6 @@ final class TraceReader {
             + id
             + ")");
     return new UUID(0, 0);
-  }
-
-  /** {@code text} as a UUID, or null when it is none (the caller notes it). */
-  private static UUID uuid(String text) {
-    if (text == null) {
-      return null;
-    }
-    try {
-      return UUID.fromString(text);
-    } catch (IllegalArgumentException e) {
-      return null;
-    }
-  }
-
-  private static String header(ConsumerRecord<byte[], byte[]> record, String name) {
-    Header header = record.headers().lastHeader(name);
-    return header == null || header.value() == null
-        ? null
-        : new String(header.value(), StandardCharsets.UTF_8);
   }
 
   private static String text(JsonNode payload, String field) {

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.herald.cli.HeraldProcess;
 import io.herald.cli.HeraldProcess.Result;
+import io.herald.cli.kafka.Partitions;
 import io.herald.common.json.Json;
 import io.herald.config.ConfigSource;
 import io.herald.consumer.TestKit;
@@ -158,7 +159,7 @@ class TraceCliIT {
             Map.of(), "--config-dir", configDir.toString(), "trace", jobId.toString());
 
     assertThat(result.exitCode()).as(result.toString()).isZero();
-    int partition = TopicScan.partitionFor(TENANT + "/" + ARTICLE + "/" + DESTINATION, 3);
+    int partition = Partitions.forKey(TENANT + "/" + ARTICLE + "/" + DESTINATION, 3);
     long offset = offsetOf(publicationTopic, partition, eventId);
     String out = result.out();
     assertThat(out)
@@ -241,7 +242,7 @@ class TraceCliIT {
     assertThat(trace.path("job").path("status").asText()).isEqualTo("PUBLISHED");
     assertThat(trace.path("job").path("remoteId").asText()).isEqualTo(remoteId);
     JsonNode event = trace.path("publicationEvent");
-    int partition = TopicScan.partitionFor(TENANT + "/" + ARTICLE + "/" + DESTINATION, 3);
+    int partition = Partitions.forKey(TENANT + "/" + ARTICLE + "/" + DESTINATION, 3);
     assertThat(event.path("eventId").asText()).isEqualTo(eventId.toString());
     assertThat(event.path("partition").asInt()).isEqualTo(partition);
     assertThat(event.path("offset").asLong())

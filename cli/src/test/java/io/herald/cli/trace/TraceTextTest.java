@@ -12,11 +12,9 @@ import io.herald.cli.trace.Trace.PublicationEvent;
 import io.herald.cli.trace.Trace.Scan;
 import io.herald.cli.trace.Trace.StatusEvent;
 import io.herald.cli.trace.Trace.Step;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
-import org.apache.kafka.clients.producer.internals.BuiltInPartitioner;
 import org.junit.jupiter.api.Test;
 
 /** The chain's order, its gaps and its text, on a hand-built history (no database, no Kafka). */
@@ -190,19 +188,6 @@ class TraceTextTest {
     assertThatThrownBy(() -> Target.parse("t1/a-1/dest-a")).hasMessageContaining("four parts");
     assertThatThrownBy(() -> Target.parse("not-a-uuid")).hasMessageContaining("neither a job id");
     assertThatThrownBy(() -> Target.parse("t1//r/dest-a")).hasMessageContaining("articleId");
-  }
-
-  @Test
-  void shouldComputeThePartitionAsTheProducersDefaultPartitionerDoes() {
-    for (String key : List.of("t1/a-1/dest-a", "t2/article-42/dest-b", "x/y/z")) {
-      for (int partitions : new int[] {1, 2, 3, 12}) {
-        assertThat(TopicScan.partitionFor(key, partitions))
-            .as(key + " over " + partitions)
-            .isEqualTo(
-                BuiltInPartitioner.partitionForKey(
-                    key.getBytes(StandardCharsets.UTF_8), partitions));
-      }
-    }
   }
 
   private static Trace uncertainThenPublished(Job job) {
