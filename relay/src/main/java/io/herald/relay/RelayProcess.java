@@ -64,6 +64,9 @@ public final class RelayProcess implements AutoCloseable {
    */
   private static final Duration ENGINE_STOP_TIMEOUT = Duration.ofSeconds(60);
 
+  /** How long a lost leader waits for a slot lag check in progress to end. */
+  private static final Duration LAG_CHECK_STOP = Duration.ofSeconds(5);
+
   /**
    * How long a stop waits for the sink to settle the batches it left in flight: the engine's next
    * batch settles them, which under a backlog comes within milliseconds.
@@ -194,6 +197,11 @@ public final class RelayProcess implements AutoCloseable {
       expireLockWhenIdle();
       OptionalInt exit = watch(running);
       if (exit.isEmpty()) {
+        // A lag check still running would report a standby's lag; bounded by the pool's timeout.
+        lagMonitor.shutdownNow();
+        if (!lagMonitor.awaitTermination(LAG_CHECK_STOP.toMillis(), TimeUnit.MILLISECONDS)) {
+          log.info("A slot lag check was still running {} after losing the lock", LAG_CHECK_STOP);
+        }
         // Within the producer's scope: the sink settles and the engine stops before it closes.
         return backToStandby(running, "lost the leader lock");
       }
