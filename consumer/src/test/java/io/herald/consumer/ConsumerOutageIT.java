@@ -41,16 +41,26 @@ class ConsumerOutageIT {
 
   @Test
   void shouldPublishEveryIntentOnceWhenPostgresIsDownForAWhile() {
-    try (TestKit kit = new TestKit(stack, "pg-outage", 2)) {
+    publishAcrossAPostgresOutage("pg-outage", () -> stack.stack().postgres().stop());
+  }
+
+  /** Scenario F7: an immediate shutdown (SIGQUIT) cuts the sessions without a goodbye. */
+  @Test
+  void shouldPublishEveryIntentOnceWhenPostgresStopsImmediately() {
+    publishAcrossAPostgresOutage("pg-crash", () -> stack.stack().postgres().stopImmediately());
+  }
+
+  private void publishAcrossAPostgresOutage(String name, Runnable stopDatabase) {
+    String dest = name + "-dest";
+    try (TestKit kit = new TestKit(stack, name, 2)) {
       // Idempotent: a request sent before the outage whose result could not be recorded is
       // uncertain, and sending it again with the same key is then legal. Slow enough that the
       // outage falls in the middle of the stream.
       TestKit.Destination destination =
           kit.destination(
-              "pg-outage-dest",
-              Behaviour.cooperative().withLookup(false).withLatency(Duration.ofMillis(150)));
-      List<PublicationRequested> requests = requests("pg-outage-dest", "a-pg-");
-      Map<String, String> properties = kit.properties(stack.groupId("pg-outage"), destination);
+              dest, Behaviour.cooperative().withLookup(false).withLatency(Duration.ofMillis(150)));
+      List<PublicationRequested> requests = requests(dest, "a-" + name + "-");
+      Map<String, String> properties = kit.properties(stack.groupId(name), destination);
       // /health waits up to this long for a connection: an outage reads DOWN in about a second.
       properties.put("consumer.db.connect-timeout", "1s");
       HeraldConsumer consumer = kit.start(properties);
@@ -59,7 +69,7 @@ class ConsumerOutageIT {
           .atMost(Duration.ofSeconds(60))
           .until(() -> destination.simulator().articles().size() >= 3);
 
-      stack.stack().postgres().stop();
+      stopDatabase.run();
       try {
         await().atMost(Duration.ofSeconds(30)).until(() -> TestKit.health(consumer) == 503);
         // Down for the whole outage, as long as the database is.
@@ -71,7 +81,7 @@ class ConsumerOutageIT {
         stack.stack().postgres().start();
       }
 
-      awaitAllPublished(kit, "pg-outage-dest");
+      awaitAllPublished(kit, dest);
       assertPublishedOnce(destination, requests);
       await().atMost(Duration.ofSeconds(30)).until(() -> TestKit.health(consumer) == 200);
     }

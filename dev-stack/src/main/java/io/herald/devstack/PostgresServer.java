@@ -74,6 +74,13 @@ public interface PostgresServer {
   /** Stops the server (fast shutdown: open sessions are ended). No-op when stopped. */
   void stop();
 
+  /**
+   * Stops the server as a crash would: an immediate shutdown (SIGQUIT to the postmaster, what
+   * {@code pg_ctl stop -m immediate} sends). Sessions are cut without a checkpoint, so the next
+   * {@link #start()} runs crash recovery; committed transactions survive. No-op when stopped.
+   */
+  void stopImmediately();
+
   /** Starts the server again on the same port and data. No-op when running. */
   void start();
 }

@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Exit codes: 0 stopped on request, 1 engine failure (restart it), 2 refused to start because
  * streaming could skip events (an operator must act; the message says what to do), 3 lost the
- * leader lock (restart it: it rejoins as a standby), 4 invalid configuration. On SIGTERM the JVM
- * exits with 143 after the graceful stop.
+ * leader lock and the engine would not stop (restart it: it rejoins as a standby; a relay that
+ * loses its lock otherwise stands by again without exiting), 4 invalid configuration. On SIGTERM
+ * the JVM exits with 143 after the graceful stop.
  */
 public final class RelayMain {
 

@@ -4,6 +4,7 @@ import io.herald.relay.config.RelayConfig;
 import io.herald.relay.engine.EngineProperties;
 import io.herald.relay.engine.RelayEngine;
 import io.herald.relay.ha.LeaderLock;
+import io.herald.relay.ha.LeaderWatch;
 import io.herald.relay.health.RelayMetrics;
 import io.herald.relay.health.RelayStatus;
 import io.herald.relay.offsets.OffsetTopic;
@@ -17,6 +18,7 @@ import io.herald.relay.slot.SlotLagMonitor;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.OptionalInt;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -30,7 +32,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The relay's life: wait for the leader lock, check that streaming cannot skip an event, stream
- * until told to stop, the engine fails or the lock is lost.
+ * until told to stop or the engine fails. A lost lock session (the database restarted, or ended the
+ * session of a frozen relay) ends the term, not the process: the engine is stopped, the lock
+ * released, and the relay stands by and contends for the lock again ({@link LeaderWatch}).
  *
  * <p>Everything it needs comes from the validated {@link RelayConfig}. {@link #run()} runs on the
  * main thread and returns the process exit code; {@link #close()} is called from the shutdown hook
@@ -44,10 +48,24 @@ public final class RelayProcess implements AutoCloseable {
 
   public static final int EXIT_ENGINE_FAILED = 1;
   public static final int EXIT_REFUSED = 2;
+
+  /**
+   * Lost the leader lock and the engine would not stop: only the end of the process fences it. A
+   * relay that loses its lock otherwise stands by again in the same process.
+   */
   public static final int EXIT_LOST_LEADERSHIP = 3;
 
   private static final Logger log = LoggerFactory.getLogger(RelayProcess.class);
   private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(60);
+
+  /**
+   * How long a leader that lost its lock waits for its engine to stop before it exits instead
+   * (Debezium refuses to stop while its task restarts after the lost database connection).
+   */
+  private static final Duration ENGINE_STOP_TIMEOUT = Duration.ofSeconds(60);
+
+  /** How long a lost leader waits for a slot lag check in progress to end. */
+  private static final Duration LAG_CHECK_STOP = Duration.ofSeconds(5);
 
   /**
    * How long a stop waits for the sink to settle the batches it left in flight: the engine's next
@@ -100,25 +118,52 @@ public final class RelayProcess implements AutoCloseable {
     }
   }
 
+  /**
+   * Stands by for the lock, leads, and stands by again each time the lock session is lost, until a
+   * stop, a failure or a refusal ends the process.
+   */
   private int lead() throws InterruptedException {
     status.phase(RelayStatus.Phase.STANDBY);
-    if (!lock.acquire(() -> !stopping)) {
-      return EXIT_OK;
+    while (true) {
+      if (!lock.acquire(() -> !stopping)) {
+        return EXIT_OK;
+      }
+      OptionalInt exit = leadOnce();
+      if (exit.isPresent()) {
+        return exit.getAsInt();
+      }
     }
+  }
+
+  /**
+   * One term as leader: checks that streaming cannot skip an event, streams until the term ends.
+   *
+   * @return the exit code, or empty when the lock session was lost and the engine has stopped: the
+   *     relay stands by again
+   */
+  private OptionalInt leadOnce() throws InterruptedException {
     status.phase(RelayStatus.Phase.STARTING);
     try {
       checkSlot();
     } catch (SlotGapException e) {
       log.error(e.getMessage());
       status.failed(e.getMessage());
-      return EXIT_REFUSED;
+      return OptionalInt.of(EXIT_REFUSED);
     } catch (Exception e) {
+      if (next(LeaderWatch.Engine.FAILED) == LeaderWatch.Next.BACK_TO_STANDBY) {
+        log.warn(
+            "Start-up checks of slot '{}' failed and the leader lock connection is gone (the"
+                + " database went away); standing by to take the lock again",
+            engineProperties.slotName(),
+            e);
+        return backToStandby(null, "lost the leader lock during the start-up checks: " + e);
+      }
       log.error("Start-up checks of slot '{}' failed", engineProperties.slotName(), e);
       status.failed("start-up checks failed: " + e);
-      return EXIT_ENGINE_FAILED;
+      return OptionalInt.of(EXIT_ENGINE_FAILED);
     }
     if (stopping) {
-      return EXIT_OK;
+      return OptionalInt.of(EXIT_OK);
     }
     ScheduledExecutorService lagMonitor =
         Executors.newSingleThreadScheduledExecutor(
@@ -142,14 +187,25 @@ public final class RelayProcess implements AutoCloseable {
               config.pipelining(),
               metrics,
               status);
-      engine = new RelayEngine(engineProperties, sink, status);
+      RelayEngine running = new RelayEngine(engineProperties, sink, status);
+      engine = running;
       if (stopping) {
-        return EXIT_OK;
+        return OptionalInt.of(EXIT_OK);
       }
       endFormerReader();
-      engine.start();
+      running.start();
       expireLockWhenIdle();
-      return watch(engine);
+      OptionalInt exit = watch(running);
+      if (exit.isEmpty()) {
+        // A lag check still running would report a standby's lag; bounded by the pool's timeout.
+        lagMonitor.shutdownNow();
+        if (!lagMonitor.awaitTermination(LAG_CHECK_STOP.toMillis(), TimeUnit.MILLISECONDS)) {
+          log.info("A slot lag check was still running {} after losing the lock", LAG_CHECK_STOP);
+        }
+        // Within the producer's scope: the sink settles and the engine stops before it closes.
+        return backToStandby(running, "lost the leader lock");
+      }
+      return exit;
     } finally {
       lagMonitor.shutdownNow();
     }
@@ -198,33 +254,100 @@ public final class RelayProcess implements AutoCloseable {
     }
   }
 
-  private int watch(RelayEngine running) throws InterruptedException {
+  /**
+   * Watches the streaming engine and the lock session every poll interval.
+   *
+   * @return the exit code, or empty when the lock session is gone (the engine may still run)
+   */
+  private OptionalInt watch(RelayEngine running) throws InterruptedException {
     while (true) {
+      LeaderWatch.Engine state;
+      Throwable failure = null;
       try {
         running.completion().get(config.standby().pollInterval().toMillis(), TimeUnit.MILLISECONDS);
-        if (stopping) {
-          return EXIT_OK;
-        }
-        log.error("Engine stopped although nobody asked it to; exiting so the relay is restarted");
-        status.failed("engine stopped unexpectedly");
-        return EXIT_ENGINE_FAILED;
+        state = LeaderWatch.Engine.STOPPED;
       } catch (ExecutionException e) {
-        log.error(
-            "Engine failed; exiting so the relay is restarted (or a standby takes over)",
-            e.getCause());
-        status.failed("engine failed: " + e.getCause());
-        return EXIT_ENGINE_FAILED;
+        state = LeaderWatch.Engine.FAILED;
+        failure = e.getCause();
       } catch (TimeoutException e) {
-        if (!stopping && !lock.stillHeld()) {
-          log.error(
-              "Lost the leader lock connection; stopping the engine so that only the new leader"
-                  + " streams");
-          status.failed("lost the leader lock");
-          closeEngine();
-          return EXIT_LOST_LEADERSHIP;
+        state = LeaderWatch.Engine.RUNNING;
+      }
+      switch (next(state)) {
+        case KEEP_WATCHING -> {}
+        case EXIT_STOPPED -> {
+          return OptionalInt.of(EXIT_OK);
+        }
+        case EXIT_ENGINE_FAILED -> {
+          if (failure != null) {
+            log.error(
+                "Engine failed; exiting so the relay is restarted (or a standby takes over)",
+                failure);
+            status.failed("engine failed: " + failure);
+          } else {
+            log.error(
+                "Engine stopped although nobody asked it to; exiting so the relay is restarted");
+            status.failed("engine stopped unexpectedly");
+          }
+          return OptionalInt.of(EXIT_ENGINE_FAILED);
+        }
+        case BACK_TO_STANDBY -> {
+          if (failure != null) {
+            log.warn(
+                "Lost the leader lock connection; the engine failed meanwhile, most likely for the"
+                    + " same reason (the database went away)",
+                failure);
+          } else {
+            log.warn(
+                "Lost the leader lock connection; stopping the engine so that only the new leader"
+                    + " streams, then standing by to take the lock again");
+          }
+          return OptionalInt.empty();
         }
       }
     }
+  }
+
+  /** {@link LeaderWatch#next}, checking the lock session only when the answer depends on it. */
+  private LeaderWatch.Next next(LeaderWatch.Engine state) {
+    boolean stopRequested = stopping;
+    return LeaderWatch.next(state, stopRequested, stopRequested || lock.stillHeld());
+  }
+
+  /**
+   * Ends a term whose lock session is gone: stops the engine for good (so that only one reader
+   * streams, and never two engines in this process), gives the lock up and reports standby. A new
+   * term starts only after this, and ends any walsender still reading the slot before its engine
+   * starts ({@link #endFormerReader}).
+   *
+   * @param running the term's engine, null when none was started
+   * @return empty to stand by again, or {@link #EXIT_LOST_LEADERSHIP} when the engine did not stop
+   *     within {@link #ENGINE_STOP_TIMEOUT}: then only the end of this process fences it
+   */
+  private OptionalInt backToStandby(RelayEngine running, String reason)
+      throws InterruptedException {
+    if (running != null) {
+      settleSink();
+      if (!running.stop(ENGINE_STOP_TIMEOUT)) {
+        log.error(
+            "The engine did not stop within {} of losing the leader lock; exiting so that it"
+                + " cannot stream beside the new leader",
+            ENGINE_STOP_TIMEOUT);
+        status.failed(reason + "; the engine did not stop");
+        return OptionalInt.of(EXIT_LOST_LEADERSHIP);
+      }
+    }
+    engine = null;
+    sink = null;
+    lock.release();
+    metrics.leadershipLost();
+    if (stopping) {
+      return OptionalInt.of(EXIT_OK);
+    }
+    status.backToStandby(reason + "; standing by to take it again");
+    log.info(
+        "Engine stopped after losing the leader lock; this relay stands by and contends for the"
+            + " lock again");
+    return OptionalInt.empty();
   }
 
   private void checkSlot() throws Exception {
@@ -280,28 +403,36 @@ public final class RelayProcess implements AutoCloseable {
   }
 
   private void closeEngine() {
-    KafkaBatchSink runningSink = sink;
-    if (runningSink != null) {
-      runningSink.stop();
-      try {
-        if (!runningSink.awaitSettled(SETTLE_ON_STOP)) {
-          log.info(
-              "A batch sent to Kafka was not settled within {} of the stop request; its records"
-                  + " are read again from the slot on restart (duplicates, no loss)",
-              SETTLE_ON_STOP);
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    settleSink();
     RelayEngine running = engine;
     if (running == null) {
       return;
     }
     try {
-      running.close();
-    } catch (Exception e) {
-      log.error("Closing the engine failed", e);
+      if (!running.stop(ENGINE_STOP_TIMEOUT)) {
+        log.error("The engine did not stop within {} of the stop request", ENGINE_STOP_TIMEOUT);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Stops the sink's pipelining and waits briefly for its batches in flight to settle. */
+  private void settleSink() {
+    KafkaBatchSink runningSink = sink;
+    if (runningSink == null) {
+      return;
+    }
+    runningSink.stop();
+    try {
+      if (!runningSink.awaitSettled(SETTLE_ON_STOP)) {
+        log.info(
+            "A batch sent to Kafka was not settled within {} of the stop request; its records"
+                + " are read again from the slot on restart (duplicates, no loss)",
+            SETTLE_ON_STOP);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 }

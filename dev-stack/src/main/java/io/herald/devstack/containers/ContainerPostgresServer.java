@@ -80,6 +80,16 @@ final class ContainerPostgresServer implements PostgresServer {
   }
 
   @Override
+  public synchronized void stopImmediately() {
+    if (!running) {
+      return;
+    }
+    // The image runs postgres as PID 1, so the signal reaches the postmaster itself.
+    DockerContainers.signalAndAwaitExit(container.getContainerId(), "SIGQUIT");
+    running = false;
+  }
+
+  @Override
   public synchronized void start() {
     if (running) {
       return;

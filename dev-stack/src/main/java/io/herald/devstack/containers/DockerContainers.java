@@ -1,5 +1,6 @@
 package io.herald.devstack.containers;
 
+import java.util.concurrent.TimeUnit;
 import org.testcontainers.DockerClientFactory;
 
 /**
@@ -19,6 +20,16 @@ final class DockerContainers {
         .stopContainerCmd(containerId)
         .withTimeout(STOP_TIMEOUT_SECONDS)
         .exec();
+  }
+
+  /** Sends {@code signal} to the container's main process and waits until the container exits. */
+  static void signalAndAwaitExit(String containerId, String signal) {
+    DockerClientFactory.instance().client().killContainerCmd(containerId).withSignal(signal).exec();
+    DockerClientFactory.instance()
+        .client()
+        .waitContainerCmd(containerId)
+        .start()
+        .awaitStatusCode(STOP_TIMEOUT_SECONDS, TimeUnit.SECONDS);
   }
 
   static void start(String containerId) {

@@ -2,14 +2,19 @@ package io.herald.devstack.embedded;
 
 import io.herald.devstack.PostgresServer;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import io.zonky.test.db.postgres.util.LinuxUtils;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.ProcessBuilder.Redirect;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -131,6 +136,79 @@ final class EmbeddedPostgresServer implements PostgresServer {
         port,
         Duration.ofNanos(System.nanoTime() - started).toMillis(),
         dataDirectory);
+  }
+
+  @Override
+  public synchronized void stopImmediately() {
+    if (server == null) {
+      return;
+    }
+    long started = System.nanoTime();
+    Path pgCtl = pgCtl();
+    List<String> command = new ArrayList<>();
+    if (LinuxUtils.isUnshareAvailable()) {
+      // pg_ctl refuses to run as root; zonky runs its own pg_ctl in a user namespace the same way.
+      command.addAll(List.of("unshare", "-U"));
+    }
+    command.addAll(
+        List.of(pgCtl.toString(), "-D", dataDirectory.toString(), "stop", "-m", "immediate", "-w"));
+    try {
+      Process process =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(Redirect.appendTo(logFile.toFile()))
+              .start();
+      if (!process.waitFor(STARTUP_WAIT.toSeconds(), TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+        throw new IllegalStateException(
+            pgCtl
+                + " stop -m immediate did not finish within "
+                + STARTUP_WAIT
+                + " (log: "
+                + logFile
+                + ")");
+      }
+      if (process.exitValue() != 0) {
+        throw new IllegalStateException(
+            pgCtl
+                + " stop -m immediate exited with "
+                + process.exitValue()
+                + " (log: "
+                + logFile
+                + ")");
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("running " + pgCtl + " stop -m immediate failed", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while stopping PostgreSQL immediately", e);
+    }
+    LOG.info(
+        "PostgreSQL on port {} stopped immediately (SIGQUIT) in {} ms; zonky's own stop, which"
+            + " releases its lock on the data directory, now finds no server and logs that",
+        port,
+        Duration.ofNanos(System.nanoTime() - started).toMillis());
+    try {
+      server.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "releasing the stopped PostgreSQL on port " + port + " failed", e);
+    } finally {
+      server = null;
+    }
+  }
+
+  /** zonky's {@code pg_ctl}: it unpacks the binaries into one {@code PG-<hash>} directory. */
+  private Path pgCtl() {
+    try (Stream<Path> unpacked = Files.list(binariesDirectory)) {
+      return unpacked
+          .map(dir -> dir.resolve("bin").resolve("pg_ctl"))
+          .filter(Files::isExecutable)
+          .findFirst()
+          .orElseThrow(() -> new IllegalStateException("no bin/pg_ctl under " + binariesDirectory));
+    } catch (IOException e) {
+      throw new UncheckedIOException("listing " + binariesDirectory + " failed", e);
+    }
   }
 
   @Override

@@ -6,7 +6,11 @@ import io.debezium.engine.RecordChangeEvent;
 import io.debezium.engine.format.ChangeEventFormat;
 import io.herald.relay.health.RelayStatus;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.slf4j.Logger;
@@ -25,10 +29,13 @@ public final class RelayEngine implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(RelayEngine.class);
 
+  /** How often {@link #stop(Duration)} asks again while Debezium refuses to stop. */
+  private static final Duration CLOSE_RETRY = Duration.ofMillis(200);
+
   private final DebeziumEngine<RecordChangeEvent<SourceRecord>> engine;
   private final CompletableFuture<Void> completion = new CompletableFuture<>();
   private final AtomicBoolean started = new AtomicBoolean();
-  private final AtomicBoolean closed = new AtomicBoolean();
+  private boolean closed;
   private final Thread thread;
 
   public RelayEngine(
@@ -62,7 +69,7 @@ public final class RelayEngine implements AutoCloseable {
   }
 
   public synchronized void start() {
-    if (!closed.get() && started.compareAndSet(false, true)) {
+    if (!closed && started.compareAndSet(false, true)) {
       thread.start();
     }
   }
@@ -72,13 +79,61 @@ public final class RelayEngine implements AutoCloseable {
     return completion;
   }
 
+  /**
+   * Asks the engine to stop gracefully.
+   *
+   * @throws IllegalStateException while Debezium is (re)starting its task, when it refuses to stop
+   *     ("Cannot stop engine while tasks are starting"); the engine then still runs, and the caller
+   *     asks again ({@link #stop(Duration)} does)
+   */
   @Override
   public synchronized void close() throws IOException {
-    if (closed.compareAndSet(false, true)) {
-      engine.close();
-      if (!started.get()) {
-        completion.complete(null);
-      }
+    if (closed) {
+      return;
     }
+    if (started.get() && !completion.isDone()) {
+      engine.close();
+    } else {
+      // Never started, or stopped already (failed): nothing to close; Debezium would refuse.
+      completion.complete(null);
+    }
+    closed = true;
+  }
+
+  /**
+   * Closes the engine and waits until it has stopped, asking again while Debezium refuses because
+   * its task is (re)starting, which it does after a lost database connection. The relay starts no
+   * other engine until this returns true, so one process never streams twice.
+   *
+   * @return whether the engine stopped within {@code timeout}
+   */
+  public boolean stop(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    boolean loggedRefusal = false;
+    while (true) {
+      try {
+        close();
+        break;
+      } catch (IllegalStateException | IOException e) {
+        if (!loggedRefusal) {
+          log.info("The engine refused to stop ({}); asking again until it does", e.toString());
+          loggedRefusal = true;
+        }
+      }
+      if (System.nanoTime() >= deadline) {
+        return false;
+      }
+      Thread.sleep(CLOSE_RETRY.toMillis());
+    }
+    try {
+      completion.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (ExecutionException e) {
+      // Stopped all the same: an engine that fails on its way out is no longer running.
+      log.info("The engine reported a failure as it stopped", e.getCause());
+    } catch (TimeoutException e) {
+      return false;
+    }
+    thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+    return !thread.isAlive();
   }
 }

@@ -8,6 +8,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,12 +23,13 @@ import org.slf4j.LoggerFactory;
  * #expireWhenIdle()}). A standby polls {@code pg_try_advisory_lock} every {@code pollInterval}, so
  * it takes over within one interval plus the engine's start. The replication slot itself admits one
  * reader, so even a relay that has not noticed losing its lock cannot stream next to the new
- * leader; the leader checks its lock connection on every {@link #stillHeld()} call and stops
- * streaming when it is gone.
+ * leader; the leader checks its lock connection on every {@link #stillHeld()} call and, when it is
+ * gone, stops streaming, {@link #release()}s the lock and stands by again with {@link #acquire} (a
+ * database restart ends every session, the lock's among them).
  *
  * <p>Every relay of one database uses the same key ({@code relay.standby.lock-key}); relays of
- * different databases use different keys or servers. {@link #acquire} and {@link #stillHeld} run on
- * the owner thread; {@link #close} may run on the shutdown thread.
+ * different databases use different keys or servers. {@link #acquire}, {@link #stillHeld} and
+ * {@link #release} run on the owner thread; {@link #close} may run on the shutdown thread.
  */
 public final class LeaderLock implements AutoCloseable {
 
@@ -46,10 +48,26 @@ public final class LeaderLock implements AutoCloseable {
    *     session (TCP keepalive, {@code tcp_user_timeout}, {@code idle_session_timeout}); bounds
    *     takeover after a host failure or a freeze
    */
-  public record Settings(long lockKey, Duration pollInterval, Duration deadPeerTimeout) {}
+  public record Settings(long lockKey, Duration pollInterval, Duration deadPeerTimeout) {
+
+    /**
+     * The wait before the next try after {@code failures} failed ones in a row (the database
+     * unreachable): doubles from the poll interval up to the dead-peer timeout, so that a standby
+     * does not hammer a database that is down, and takes the lock within one dead-peer timeout of
+     * its return.
+     */
+    public Duration backoff(int failures) {
+      Duration wait = pollInterval;
+      for (int i = 1; i < failures && wait.compareTo(deadPeerTimeout) < 0; i++) {
+        wait = wait.multipliedBy(2);
+      }
+      return wait.compareTo(deadPeerTimeout) < 0 ? wait : deadPeerTimeout;
+    }
+  }
 
   private final String jdbcUrl;
   private final Properties connectionProperties;
+  private final Settings settings;
   private final long key;
   private final Duration pollInterval;
   private final Duration deadPeerTimeout;
@@ -69,21 +87,36 @@ public final class LeaderLock implements AutoCloseable {
     }
     connectionProperties.setProperty("tcpKeepAlive", "true");
     connectionProperties.setProperty("ApplicationName", "herald-relay-leader-lock");
+    this.settings = settings;
     this.key = settings.lockKey();
     this.pollInterval = settings.pollInterval();
     this.deadPeerTimeout = settings.deadPeerTimeout();
   }
 
   /**
-   * Waits until this relay holds the lock or {@code keepWaiting} turns false.
+   * Waits until this relay holds the lock or {@code keepWaiting} turns false. While the database
+   * cannot be reached, tries again with {@link Settings#backoff}; logs once when it cannot, once
+   * when it can again and once when another relay holds the lock, not on every try.
    *
    * @return true when the lock is held
    */
   public boolean acquire(BooleanSupplier keepWaiting) throws InterruptedException {
     boolean loggedWaiting = false;
+    int failures = 0;
+    long unreachableSince = 0;
     while (keepWaiting.getAsBoolean()) {
+      Duration wait = pollInterval;
       try {
-        if (tryLock()) {
+        boolean locked = tryLock();
+        if (failures > 0) {
+          log.info(
+              "The leader lock {} can be tried again after {} ms and {} failed tries",
+              key,
+              TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - unreachableSince),
+              failures);
+          failures = 0;
+        }
+        if (locked) {
           log.info("Leader lock {} acquired: this relay streams", key);
           return true;
         }
@@ -95,15 +128,24 @@ public final class LeaderLock implements AutoCloseable {
           loggedWaiting = true;
         }
       } catch (SQLException e) {
-        log.warn(
-            "Could not try the leader lock {} (SQLState {}); retrying in {}",
-            key,
-            e.getSQLState(),
-            pollInterval,
-            e);
         closeConnection();
+        failures++;
+        wait = settings.backoff(failures);
+        if (failures == 1) {
+          unreachableSince = System.nanoTime();
+          log.warn(
+              "Could not try the leader lock {} (SQLState {}); standing by and trying again with"
+                  + " backoff from {} up to {}, logged again once a try gets through",
+              key,
+              e.getSQLState(),
+              pollInterval,
+              deadPeerTimeout,
+              e);
+        } else {
+          log.debug("Try {} of the leader lock {} failed too", failures, key, e);
+        }
       }
-      Thread.sleep(pollInterval.toMillis());
+      Thread.sleep(wait.toMillis());
     }
     return false;
   }
@@ -140,6 +182,15 @@ public final class LeaderLock implements AutoCloseable {
       log.error("Leader lock connection check failed", e);
       return false;
     }
+  }
+
+  /**
+   * Gives the lock up: closes its session, which frees the lock if the server still held it for
+   * this relay (a lock check can fail on a slow answer while the session lives on). Called once the
+   * engine has stopped, before standing by again; the next {@link #acquire} opens a new session.
+   */
+  public void release() {
+    closeConnection();
   }
 
   @Override

@@ -8,16 +8,16 @@ import java.util.Optional;
  * The relay's {@code /health} checks, read from {@link RelayStatus}. Thread-safe.
  *
  * <ul>
- *   <li>{@code relay}: up while standing by, starting or streaming; down when the relay failed, or
- *       when a batch has waited longer than {@link #KAFKA_WAIT_LIMIT} for Kafka's acknowledgements
- *       (Kafka unreachable: the producer retries inside, so nothing else would show it). The detail
- *       names the phase, the age of the last published event and of the last batch (heartbeats
- *       included: a streaming relay hands over a batch at least every heartbeat interval). Also
- *       down when, streaming, no batch has come for a heartbeat interval plus {@link
- *       #KAFKA_WAIT_LIMIT}: the engine is blocked outside the sink. Seen in {@code
- *       RelayKafkaOutageIT} when Kafka stopped while the engine was committing offsets between
- *       batches (after an empty poll Debezium commits them itself, and the offsets producer blocks
- *       until Kafka is back), which the sink's own wait cannot see.
+ *   <li>{@code relay}: up while standing by (a former leader that lost its lock also says why),
+ *       starting or streaming; down when the relay failed, or when a batch has waited longer than
+ *       {@link #KAFKA_WAIT_LIMIT} for Kafka's acknowledgements (Kafka unreachable: the producer
+ *       retries inside, so nothing else would show it). The detail names the phase, the age of the
+ *       last published event and of the last batch (heartbeats included: a streaming relay hands
+ *       over a batch at least every heartbeat interval). Also down when, streaming, no batch has
+ *       come for a heartbeat interval plus {@link #KAFKA_WAIT_LIMIT}: the engine is blocked outside
+ *       the sink. Seen in {@code RelayKafkaOutageIT} when Kafka stopped while the engine was
+ *       committing offsets between batches (after an empty poll Debezium commits them itself, and
+ *       the offsets producer blocks until Kafka is back), which the sink's own wait cannot see.
  *   <li>{@code slot-lag}: the WAL the slot holds back. Up with a warning above the threshold: a
  *       restart does not cure lag, so it should page a human, not a liveness probe.
  * </ul>
@@ -81,7 +81,8 @@ public final class RelayHealth {
                   + status.lastEventAge().map(RelayHealth::ago).orElse("never")
                   + "; last batch "
                   + status.lastBatchAge().map(RelayHealth::ago).orElse("never")
-                  + status.failure().map(reason -> "; " + reason).orElse("");
+                  + status.failure().map(reason -> "; " + reason).orElse("")
+                  + status.standbyReason().map(reason -> "; " + reason).orElse("");
           return switch (phase) {
             case STANDBY, STARTING, STREAMING, STOPPING ->
                 kafkaStuck || engineStalled

@@ -21,6 +21,7 @@ public final class RelayMetrics {
   private final Counter sendRetries;
   private final DistributionSummary batchSize;
   private final Timer batchLatency;
+  private final Counter leadershipLost;
 
   public RelayMetrics(MeterRegistry registry, RelayStatus status) {
     published =
@@ -48,6 +49,11 @@ public final class RelayMetrics {
             .description("From the first send of a batch to the last acknowledgement")
             .publishPercentiles(0.5, 0.99)
             .register(registry);
+    leadershipLost =
+        Counter.builder("herald.relay.leadership.lost")
+            .description(
+                "Times this relay lost its leader lock session, stopped streaming and stood by again")
+            .register(registry);
     Gauge.builder("herald.relay.slot.lag.bytes", status, RelayStatus::slotLagBytes)
         .description("pg_current_wal_lsn() - confirmed_flush_lsn of the slot; -1 when unknown")
         .baseUnit("bytes")
@@ -63,6 +69,10 @@ public final class RelayMetrics {
             status,
             s -> s.phase() == RelayStatus.Phase.STREAMING ? 1.0 : 0.0)
         .description("1 while this relay holds the lock and streams")
+        .register(registry);
+    Gauge.builder(
+            "herald.relay.standby", status, s -> s.phase() == RelayStatus.Phase.STANDBY ? 1.0 : 0.0)
+        .description("1 while this relay waits for the leader lock")
         .register(registry);
   }
 
@@ -80,6 +90,10 @@ public final class RelayMetrics {
 
   public void sendRetry() {
     sendRetries.increment();
+  }
+
+  public void leadershipLost() {
+    leadershipLost.increment();
   }
 
   public void batch(int size, Duration sendTime) {

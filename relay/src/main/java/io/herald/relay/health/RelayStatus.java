@@ -16,9 +16,15 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class RelayStatus {
 
-  /** The relay's role in its lifecycle; changed only forward except for {@code STREAMING}. */
+  /**
+   * The relay's role in its lifecycle; changed only forward, except between {@code STREAMING} and
+   * {@code KAFKA_UNAVAILABLE}, and back to {@code STANDBY} when the leader loses its lock session.
+   */
   public enum Phase {
-    /** Waiting for the leader lock: another relay streams, or none has started yet. */
+    /**
+     * Waiting for the leader lock: another relay streams, none has started yet, or this one lost
+     * its lock session (the database went away) and contends for the lock again.
+     */
     STANDBY,
     /** Holds the lock; checking the slot and offsets, starting the engine. */
     STARTING,
@@ -35,6 +41,7 @@ public final class RelayStatus {
   private final Clock clock;
   private final AtomicReference<Phase> phase = new AtomicReference<>(Phase.STANDBY);
   private final AtomicReference<String> failure = new AtomicReference<>();
+  private final AtomicReference<String> standbyReason = new AtomicReference<>();
   private final AtomicReference<Instant> lastEventAt = new AtomicReference<>();
   private final AtomicReference<Instant> lastBatchAt = new AtomicReference<>();
   private final AtomicLong slotLagBytes = new AtomicLong(-1);
@@ -64,6 +71,24 @@ public final class RelayStatus {
 
   public Optional<String> failure() {
     return Optional.ofNullable(failure.get());
+  }
+
+  /**
+   * The leader lost its lock and stopped streaming: back to {@code STANDBY}, with no batch waiting
+   * for Kafka and the slot lag unknown until it leads again.
+   */
+  public void backToStandby(String reason) {
+    standbyReason.set(reason);
+    sendingSince.set(null);
+    slotLagBytes.set(-1);
+    phase.set(Phase.STANDBY);
+  }
+
+  /** Why a former leader stands by again, while it does; empty for a standby that never led. */
+  public Optional<String> standbyReason() {
+    return phase.get() == Phase.STANDBY
+        ? Optional.ofNullable(standbyReason.get())
+        : Optional.empty();
   }
 
   /** Records that the sink started sending a batch and waits for Kafka's acknowledgements. */

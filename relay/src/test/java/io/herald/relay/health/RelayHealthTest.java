@@ -46,6 +46,30 @@ class RelayHealthTest {
   }
 
   @Test
+  void shouldReportAFormerLeaderBackOnStandbyAsUpWithTheReasonAndNoStaleKafkaWait() {
+    ManualClock clock = new ManualClock();
+    RelayStatus status = new RelayStatus(clock);
+    status.phase(RelayStatus.Phase.STREAMING);
+    status.slotLagBytes(4096);
+    status.sending(); // a batch was waiting for Kafka when the lock session went away
+    clock.advance(RelayHealth.KAFKA_WAIT_LIMIT.plusSeconds(1));
+    RelayHealth health = new RelayHealth(status, 100);
+
+    status.backToStandby("lost the leader lock; standing by to take it again");
+    HealthCheck.Status standby = health.relay().check();
+    status.phase(RelayStatus.Phase.STARTING);
+    HealthCheck.Status leadingAgain = health.relay().check();
+
+    assertThat(standby.up()).isTrue();
+    assertThat(standby.detail())
+        .startsWith("STANDBY")
+        .contains("lost the leader lock")
+        .doesNotContain("waiting");
+    assertThat(status.slotLagBytes()).isEqualTo(-1);
+    assertThat(leadingAgain.detail()).doesNotContain("lost the leader lock");
+  }
+
+  @Test
   void shouldReportDownWhenABatchWaitsTooLongForKafka() {
     ManualClock clock = new ManualClock();
     RelayStatus status = new RelayStatus(clock);

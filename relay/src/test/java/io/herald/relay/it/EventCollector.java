@@ -120,6 +120,29 @@ final class EventCollector implements AutoCloseable {
   }
 
   /**
+   * Asserts that every id in {@code required} arrived and no id outside it and {@code maybe} did
+   * (rows whose commit failed may or may not have been written).
+   *
+   * @return how many ids of {@code maybe} arrived
+   */
+  int assertIdsBetween(Collection<UUID> required, Collection<UUID> maybe) {
+    Set<String> got = ids();
+    Set<String> wanted = required.stream().map(UUID::toString).collect(Collectors.toSet());
+    Set<String> allowed = maybe.stream().map(UUID::toString).collect(Collectors.toSet());
+    Set<String> missing = new HashSet<>(wanted);
+    missing.removeAll(got);
+    Set<String> unexpected = new HashSet<>(got);
+    unexpected.removeAll(wanted);
+    int arrivedMaybe = unexpected.size();
+    unexpected.removeAll(allowed);
+    assertThat(missing).as("%d of %d ids never arrived", missing.size(), wanted.size()).isEmpty();
+    assertThat(unexpected)
+        .as("%d ids arrived that were never written", unexpected.size())
+        .isEmpty();
+    return arrivedMaybe;
+  }
+
+  /**
    * Asserts commit order per key: for each key, the first arrival of each sequence number comes in
    * increasing order (a re-delivered older event after a restart is a duplicate, not a reordering).
    */

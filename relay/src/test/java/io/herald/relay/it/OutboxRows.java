@@ -87,6 +87,30 @@ public final class OutboxRows {
     return ids;
   }
 
+  /**
+   * Inserts one row per id in one transaction. The ids are the caller's, so that it knows which
+   * rows a transaction whose commit failed may have written.
+   */
+  void insertInOneTransaction(List<UUID> ids) throws SQLException {
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement statement = connection.prepareStatement(INSERT.formatted(schema))) {
+      connection.setAutoCommit(false);
+      for (UUID id : ids) {
+        long seq = sequence.getAndIncrement();
+        statement.setObject(1, id);
+        statement.setString(2, key(seq, keys));
+        statement.setString(3, EVENT_TYPE);
+        statement.setString(4, TENANT);
+        statement.setString(5, payload(seq));
+        statement.setString(6, null);
+        statement.setString(7, null);
+        statement.addBatch();
+      }
+      statement.executeBatch();
+      connection.commit();
+    }
+  }
+
   /** Inserts {@code count} rows with a single multi-row {@code INSERT ... VALUES} statement. */
   List<UUID> insertMultiRow(int count) throws SQLException {
     StringBuilder sql =

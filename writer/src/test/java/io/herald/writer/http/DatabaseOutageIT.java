@@ -25,8 +25,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * PostgreSQL stopped under load: the writer answers 503 with {@code Retry-After}, stays up,
- * recovers by itself after the restart, and never leaves a job without its outbox event.
+ * PostgreSQL stopped under load (a fast or an immediate shutdown): the writer answers 503 with
+ * {@code Retry-After}, stays up, recovers by itself after the restart, and never leaves a job
+ * without its outbox event.
  */
 @HeraldIntegrationTest
 class DatabaseOutageIT {
@@ -53,6 +54,16 @@ class DatabaseOutageIT {
 
   @Test
   void shouldAnswer503WhileDatabaseIsDownAndRecoverWithoutHalfWrittenJobs() throws Exception {
+    publishAcrossAnOutage(() -> stack.stack().postgres().stop());
+  }
+
+  /** Scenario F7: an immediate shutdown (SIGQUIT) cuts the sessions without a goodbye. */
+  @Test
+  void shouldRecoverWithoutHalfWrittenJobsWhenTheDatabaseStopsImmediately() throws Exception {
+    publishAcrossAnOutage(() -> stack.stack().postgres().stopImmediately());
+  }
+
+  private void publishAcrossAnOutage(Runnable stopDatabase) throws Exception {
     assertThat(publish(uniqueArticle()).statusCode()).isEqualTo(201);
 
     // Clients keep publishing new intents across the outage; every answer is recorded.
@@ -71,7 +82,7 @@ class DatabaseOutageIT {
     }
     await().atMost(Duration.ofSeconds(10)).until(() -> answers.containsValue(201));
 
-    stack.stack().postgres().stop();
+    stopDatabase.run();
     try {
       HttpResponse<String> during = publish(uniqueArticle());
       assertThat(during.statusCode()).isEqualTo(503);
