@@ -39,7 +39,9 @@ import picocli.CommandLine.ScopeType;
     name = "herald",
     mixinStandardHelpOptions = true,
     versionProvider = Herald.Version.class,
-    description = "Operate Herald: audit, monitor, deliveries, the replication slot.",
+    description =
+        "Operate Herald: audit, monitor, trace, deliveries, dead letters, retention, the"
+            + " replication slot.",
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:ok",
@@ -63,7 +65,8 @@ public final class Herald {
       paramLabel = "DIR",
       defaultValue = ConfigDir.DEFAULT,
       description =
-          "Directory of the processes' property files (consumer.properties, relay.properties)."
+          "Directory of the processes' property files (writer.properties, consumer.properties,"
+              + " relay.properties)."
               + " Default: ${DEFAULT-VALUE}.")
   Path configDir;
 
