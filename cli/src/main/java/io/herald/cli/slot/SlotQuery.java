@@ -20,8 +20,14 @@ final class SlotQuery {
       "SELECT plugin, active, active_pid, confirmed_flush_lsn::text, restart_lsn::text,"
           + " wal_status,"
           + " pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)::bigint,"
-          + " pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint"
+          + " pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint,"
+          + " %s"
           + " FROM pg_replication_slots WHERE slot_name = ?";
+
+  /** The columns PostgreSQL 17 added; older servers answer nulls in their place. */
+  private static final String SINCE_17 = "invalidation_reason, failover, synced";
+
+  private static final String BEFORE_17 = "NULL::text, NULL::boolean, NULL::boolean";
 
   private static final String RELAYS = "the relay's";
 
@@ -29,7 +35,12 @@ final class SlotQuery {
 
   static SlotStatus read(DatabaseConfig database, String slot, String dbName, long lagWarnBytes) {
     try (Connection connection = CliDatabase.open(database, doing(slot), RELAYS, 30);
-        PreparedStatement statement = connection.prepareStatement(SLOT_SQL)) {
+        PreparedStatement statement =
+            connection.prepareStatement(
+                SLOT_SQL.formatted(
+                    connection.getMetaData().getDatabaseMajorVersion() >= 17
+                        ? SINCE_17
+                        : BEFORE_17))) {
       statement.setString(1, slot);
       try (ResultSet row = statement.executeQuery()) {
         if (!row.next()) {
@@ -49,7 +60,10 @@ final class SlotQuery {
             nullableLong(row, 7),
             lag,
             lagWarnBytes,
-            lag != null && lag > lagWarnBytes);
+            lag != null && lag > lagWarnBytes,
+            row.getString(9),
+            nullableBoolean(row, 10),
+            nullableBoolean(row, 11));
       }
     } catch (SQLException e) {
       throw failure(e, slot, database);
@@ -66,6 +80,11 @@ final class SlotQuery {
 
   private static Long nullableLong(ResultSet row, int column) throws SQLException {
     long value = row.getLong(column);
+    return row.wasNull() ? null : value;
+  }
+
+  private static Boolean nullableBoolean(ResultSet row, int column) throws SQLException {
+    boolean value = row.getBoolean(column);
     return row.wasNull() ? null : value;
   }
 

@@ -21,6 +21,13 @@ import java.util.Objects;
  *     figure the relay's slot-lag monitor measures
  * @param lagWarnBytes {@code relay.slot.lag-warn-bytes}
  * @param lagOverWarning {@code lagBytes > lagWarnBytes}
+ * @param invalidationReason why PostgreSQL invalidated the slot ({@code wal_removed}, {@code
+ *     rows_removed}, ...; PostgreSQL 17 and later), or null: an invalidated slot can never stream
+ *     again, and events after its last confirmed position must be recovered from the outbox
+ * @param failover whether the slot is created for failover (PostgreSQL 17 and later), or null on
+ *     older servers
+ * @param synced whether this slot is a standby's copy synchronized from its primary (PostgreSQL 17
+ *     and later), or null on older servers
  */
 public record SlotStatus(
     String slot,
@@ -35,7 +42,10 @@ public record SlotStatus(
     Long walRetainedBytes,
     Long lagBytes,
     long lagWarnBytes,
-    boolean lagOverWarning) {
+    boolean lagOverWarning,
+    String invalidationReason,
+    Boolean failover,
+    Boolean synced) {
 
   public SlotStatus {
     Objects.requireNonNull(slot, "slot");
@@ -45,11 +55,34 @@ public record SlotStatus(
   /** The slot does not exist in {@code database}. */
   static SlotStatus missing(String slot, String database, long lagWarnBytes) {
     return new SlotStatus(
-        slot, database, false, null, null, null, null, null, null, null, null, lagWarnBytes, false);
+        slot,
+        database,
+        false,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        lagWarnBytes,
+        false,
+        null,
+        null,
+        null);
   }
 
-  /** Whether this status is a violation: the slot is missing or lags more than the warning. */
+  /**
+   * Whether this status is a violation: the slot is missing, invalidated (its WAL is gone: {@code
+   * wal_status} lost, or an invalidation reason), or lags more than the warning.
+   */
   public boolean violated() {
-    return !exists || lagOverWarning;
+    return !exists || invalidated() || lagOverWarning;
+  }
+
+  /** PostgreSQL has given the slot up: it can never stream again. */
+  public boolean invalidated() {
+    return "lost".equals(walStatus) || invalidationReason != null;
   }
 }

@@ -22,8 +22,9 @@ import picocli.CommandLine.Mixin;
     name = "status",
     mixinStandardHelpOptions = true,
     description =
-        "Slot, plugin, reader, confirmed_flush_lsn, WAL retained and lag against"
-            + " relay.slot.lag-warn-bytes. Exit 1 when the slot is missing or lags over the warning.")
+        "Slot, plugin, reader, confirmed_flush_lsn, WAL retained, lag against"
+            + " relay.slot.lag-warn-bytes, and (PostgreSQL 17+) invalidation, failover and"
+            + " synced. Exit 1 when the slot is missing, invalidated or lags over the warning.")
 final class SlotStatusCommand implements Callable<Integer> {
 
   private final Supplier<ConfigDir> configDir;
@@ -81,6 +82,17 @@ final class SlotStatusCommand implements Callable<Integer> {
         s.walRetainedBytes() == null ? "-" : s.walRetainedBytes().toString());
     line(text, "lag_bytes", s.lagBytes() == null ? "-" : s.lagBytes().toString());
     line(text, "lag_warn_bytes", Long.toString(s.lagWarnBytes()));
+    line(text, "invalidation_reason", orDash(s.invalidationReason()));
+    line(text, "failover", s.failover() == null ? "-" : s.failover().toString());
+    line(text, "synced", s.synced() == null ? "-" : s.synced().toString());
+    if (s.invalidated()) {
+      return text.append("VIOLATION: the slot is invalidated (")
+          .append(s.invalidationReason() == null ? "wal_status lost" : s.invalidationReason())
+          .append("): it can never stream again; the events after confirmed_flush_lsn must be")
+          .append(" recovered from the retained outbox")
+          .append(nl)
+          .toString();
+    }
     text.append(
             s.lagOverWarning()
                 ? "VIOLATION: lag "

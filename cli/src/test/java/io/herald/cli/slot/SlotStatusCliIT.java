@@ -92,6 +92,10 @@ class SlotStatusCliIT {
     assertThat(status.path("lagBytes").asLong()).isPositive();
     assertThat(status.path("lagWarnBytes").asLong()).isEqualTo(1L << 30);
     assertThat(status.path("lagOverWarning").asBoolean()).isFalse();
+    // The test stack runs PostgreSQL 17: the columns it added are read, not left null.
+    assertThat(status.path("failover").isBoolean()).as(status.toString()).isTrue();
+    assertThat(status.path("synced").asBoolean(true)).isFalse();
+    assertThat(status.path("invalidationReason").isNull()).isTrue();
     assertThat(status.has("confirmedFlushLsn")).isTrue();
     assertThat(status.has("activePid")).isTrue();
   }

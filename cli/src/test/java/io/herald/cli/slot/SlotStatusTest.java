@@ -34,7 +34,10 @@ class SlotStatusTest {
         lag + 8,
         lag,
         warn,
-        lag > warn);
+        lag > warn,
+        null,
+        false,
+        false);
   }
 
   @Test
@@ -42,6 +45,34 @@ class SlotStatusTest {
     assertThat(slot(10, 10).violated()).isFalse();
     assertThat(slot(11, 10).violated()).isTrue();
     assertThat(SlotStatus.missing("s", "d", 10).violated()).isTrue();
+  }
+
+  @Test
+  void shouldBeAViolationWhenPostgresInvalidatedTheSlot() {
+    SlotStatus s = slot(0, 10);
+    SlotStatus lost =
+        new SlotStatus(
+            s.slot(),
+            s.database(),
+            true,
+            s.plugin(),
+            false,
+            null,
+            s.confirmedFlushLsn(),
+            s.restartLsn(),
+            "lost",
+            null,
+            0L,
+            10,
+            false,
+            "wal_removed",
+            false,
+            false);
+
+    assertThat(lost.violated()).isTrue();
+    assertThat(SlotStatusCommand.human(lost))
+        .contains("invalidation_reason   wal_removed")
+        .contains("VIOLATION: the slot is invalidated (wal_removed)");
   }
 
   @Test
