@@ -62,9 +62,10 @@ final class Checker {
    * What {@link #check} found.
    *
    * @param lost acknowledged intents without their job, event, delivery, published state or remote
-   *     article
+   *     article, and jobs nobody acknowledged without their event
    * @param kafkaDuplicates records beyond the first of one event id (at-least-once, allowed)
-   * @param duplicateEffects intents with more than one job or more than one delivery
+   * @param duplicateEffects intents with more than one job, more than one event id (outbox row) or
+   *     more than one delivery
    * @param duplicateRemoteArticles intents with more than one remote article at a destination that
    *     honours a key or can be looked up
    * @param duplicateRemoteArticlesNeither the same at a destination with neither (where no
@@ -145,7 +146,25 @@ final class Checker {
       }
     }
 
+    // A job committed without an acknowledgement (the answer was lost) must still reach Kafka.
+    for (Job job : jobs) {
+      if (!intents.contains(job.key()) && !eventsByJob.containsKey(job.jobId())) {
+        lost++;
+        example(examples, "lost " + job.key() + " (job " + job.jobId() + "): job without event");
+      }
+    }
+
     int duplicateEffects = 0;
+    Map<UUID, Set<String>> eventIdsByJob = new HashMap<>();
+    for (Event event : events) {
+      eventIdsByJob.computeIfAbsent(event.jobId(), k -> new HashSet<>()).add(event.id());
+    }
+    for (Map.Entry<UUID, Set<String>> entry : eventIdsByJob.entrySet()) {
+      if (entry.getValue().size() > 1) {
+        duplicateEffects++;
+        example(examples, "one job, several events: " + entry.getKey() + " " + entry.getValue());
+      }
+    }
     for (Map.Entry<String, List<UUID>> entry : jobsByKey.entrySet()) {
       if (entry.getValue().size() > 1) {
         duplicateEffects++;

@@ -54,10 +54,18 @@ final class FaultRunner {
   private static final int MIN_GAP_MILLIS = 1000;
   private static final int MAX_GAP_MILLIS = 3000;
 
-  private static final String UNCERTAIN_ATTEMPTS =
-      "SELECT count(DISTINCT a.delivery_id) FROM consumer.delivery_attempt a"
-          + " JOIN consumer.delivery d ON d.id = a.delivery_id"
-          + " WHERE d.article_id LIKE ? AND a.outcome = 'uncertain'";
+  /**
+   * Deliveries whose outcome the consumer did not know at some point: an attempt that ended
+   * uncertain (a timeout after sending), a lookup (only ever after one), or a claim without its
+   * attempt row (every claim increments the token and records one row; a consumer killed in flight
+   * records none).
+   */
+  private static final String UNCERTAIN_ITEMS =
+      "SELECT count(*) FROM consumer.delivery d WHERE d.article_id LIKE ? AND ("
+          + " d.claim_token > (SELECT count(*) FROM consumer.delivery_attempt a"
+          + "   WHERE a.delivery_id = d.id)"
+          + " OR EXISTS (SELECT 1 FROM consumer.delivery_attempt a WHERE a.delivery_id = d.id"
+          + "   AND (a.outcome = 'uncertain' OR a.kind = 'LOOKUP')))";
 
   private final StackContext stack;
   private final FaultClass fault;
@@ -156,6 +164,7 @@ final class FaultRunner {
       } while (!load.allSent());
       List<SteadyLoad.Answer> answers = load.await(settings.settleTimeout());
       report.unexpectedAnswers(load.unexpected());
+      report.resent(load.resent());
 
       Optional<Observations.Progress> quiet =
           await(p -> p.quiescent(settings.intents()), prefix, healed);
@@ -223,7 +232,7 @@ final class FaultRunner {
 
     private int uncertainItems(String prefix) throws SQLException {
       try (Connection connection = stack.dataSource().getConnection();
-          PreparedStatement select = connection.prepareStatement(UNCERTAIN_ATTEMPTS)) {
+          PreparedStatement select = connection.prepareStatement(UNCERTAIN_ITEMS)) {
         select.setString(1, prefix + "%");
         try (ResultSet row = select.executeQuery()) {
           row.next();

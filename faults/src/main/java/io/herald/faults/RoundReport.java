@@ -8,7 +8,9 @@ import java.util.List;
  * The figures of one round: its seed, the faults injected, what {@link Checker} and {@code herald
  * audit} found. {@link #ok()} is the round's verdict.
  *
- * @param uncertain the round's deliveries that had an uncertain attempt (timeout after sending)
+ * @param resent requests a client sent again after getting no answer
+ * @param uncertain the round's deliveries whose outcome was unknown at some point (a timeout after
+ *     sending, a lookup, or a claim killed in flight)
  * @param needsReconciliation deliveries that waited for an operator at quiescence
  * @param ambiguousNotParked items at the destination with neither key nor lookup, whose article
  *     exists, in a state other than PUBLISHED or NEEDS_RECONCILIATION at quiescence
@@ -22,6 +24,7 @@ record RoundReport(
     long seed,
     List<String> faults,
     int unexpectedAnswers,
+    int resent,
     int uncertain,
     int needsReconciliation,
     List<String> ambiguousNotParked,
@@ -60,7 +63,7 @@ record RoundReport(
               "  intents=%d published=%d lost=%d kafka_duplicates=%d duplicate_effects=%d"
                   + " duplicate_remote_articles=%d duplicate_remote_articles_neither=%d"
                   + " uncertain=%d needs_reconciliation=%d ambiguous_not_parked=%d resolved=%d"
-                  + " order_violations=%d unexpected_answers=%d recovery=%.1fs%n",
+                  + " order_violations=%d unexpected_answers=%d resent=%d recovery=%.1fs%n",
               checked.intents(),
               checked.published(),
               checked.lost(),
@@ -74,6 +77,7 @@ record RoundReport(
               resolved,
               checked.orderViolations(),
               unexpectedAnswers,
+              resent,
               recovery.toMillis() / 1000.0));
       checked.examples().forEach(e -> text.append("  VIOLATION ").append(e).append('\n'));
     }
@@ -138,6 +142,7 @@ record RoundReport(
     private final long seed;
     private final List<String> faults = new ArrayList<>();
     private int unexpectedAnswers;
+    private int resent;
     private int uncertain;
     private int needsReconciliation;
     private List<String> ambiguousNotParked = List.of();
@@ -163,6 +168,10 @@ record RoundReport(
 
     void unexpectedAnswers(int count) {
       unexpectedAnswers = count;
+    }
+
+    void resent(int count) {
+      resent = count;
     }
 
     void uncertain(int count) {
@@ -209,6 +218,7 @@ record RoundReport(
           seed,
           faults,
           unexpectedAnswers,
+          resent,
           uncertain,
           needsReconciliation,
           ambiguousNotParked,

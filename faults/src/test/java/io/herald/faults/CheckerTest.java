@@ -186,4 +186,34 @@ class CheckerTest {
     assertThat(Checker.ambiguousNotParked(deliveries, articles, NEITHER))
         .containsExactly(wrong + " is RETRY_WAIT");
   }
+
+  @Test
+  void shouldCountAJobNobodyAcknowledgedLostWhenItHasNoEvent() {
+    Checker.Result result =
+        Checker.check(
+            List.of(new Ack(key1, job1)),
+            jobs(),
+            List.of(new Event("e1", job1)),
+            List.of(delivery(job1, key1, 1, "PUBLISHED")),
+            List.of(new RemoteArticle("ref-" + key1, "a1")),
+            NEITHER);
+
+    assertThat(result.lost()).isEqualTo(1);
+    assertThat(result.examples().getFirst()).contains(key2, "job without event");
+  }
+
+  @Test
+  void shouldCountTwoEventIdsForOneJobAsADuplicateEffect() {
+    Checker.Result result =
+        Checker.check(
+            List.of(new Ack(key1, job1)),
+            List.of(new Job(job1, key1)),
+            List.of(new Event("e1", job1), new Event("e9", job1)),
+            List.of(delivery(job1, key1, 1, "PUBLISHED")),
+            List.of(new RemoteArticle("ref-" + key1, "a1")),
+            NEITHER);
+
+    assertThat(result.duplicateEffects()).isEqualTo(1);
+    assertThat(result.kafkaDuplicates()).isZero();
+  }
 }
