@@ -13,6 +13,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HexFormat;
@@ -33,7 +34,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  * herald_migrator: the start sets the roles up as the administrator would, with passwords made up
  * for this run, and gives the consumer's operator API a token made up likewise.
  */
-final class Pipeline implements AutoCloseable {
+public final class Pipeline implements AutoCloseable {
 
   private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
 
@@ -42,7 +43,12 @@ final class Pipeline implements AutoCloseable {
   /** The writer's and the consumer's JVM options: a modest heap on a machine shared with all. */
   private static final List<String> SERVICE_JVM = List.of("-Xmx384m", "-XX:+UseSerialGC");
 
+  /** How each process was started, by name: what {@link #restart(String)} starts again. */
+  private record Launch(String mainClass, Map<String, String> env, List<String> jvm, URI health) {}
+
   private final List<ChildJvm> processes;
+  private final Map<String, Launch> launches;
+  private final PipelineSettings settings;
   private final URI writerUri;
   private final URI consumerOpsUri;
   private final Map<String, URI> metricsUris;
@@ -51,12 +57,16 @@ final class Pipeline implements AutoCloseable {
 
   private Pipeline(
       List<ChildJvm> processes,
+      Map<String, Launch> launches,
+      PipelineSettings settings,
       URI writerUri,
       URI consumerOpsUri,
       Map<String, URI> metricsUris,
       String operatorToken,
       Map<String, String> cliEnv) {
-    this.processes = processes;
+    this.processes = new ArrayList<>(processes);
+    this.launches = Map.copyOf(launches);
+    this.settings = settings;
     this.writerUri = writerUri;
     this.consumerOpsUri = consumerOpsUri;
     this.metricsUris = metricsUris;
@@ -64,17 +74,17 @@ final class Pipeline implements AutoCloseable {
     this.cliEnv = Map.copyOf(cliEnv);
   }
 
-  static Pipeline start(PipelineSettings settings) throws IOException, InterruptedException {
+  public static Pipeline start(PipelineSettings settings) throws IOException, InterruptedException {
     return start(settings, Map.of());
   }
 
   /**
    * Starts the three processes with {@code overrides} added to their environment: each {@code
    * HERALD_WRITER_*}, {@code HERALD_RELAY_*} or {@code HERALD_DEBEZIUM_*} and {@code
-   * HERALD_CONSUMER_*} variable goes to the process it configures (the showcase shortens timeouts
-   * this way).
+   * HERALD_CONSUMER_*} or {@code HERALD_KAFKA_*} variable goes to the process it configures (the
+   * showcase shortens timeouts this way).
    */
-  static Pipeline start(PipelineSettings settings, Map<String, String> overrides)
+  public static Pipeline start(PipelineSettings settings, Map<String, String> overrides)
       throws IOException, InterruptedException {
     Map<Role, String> passwords = new EnumMap<>(Role.class);
     for (Role role : Role.values()) {
@@ -83,51 +93,55 @@ final class Pipeline implements AutoCloseable {
     String operatorToken = secret();
     setUpDatabase(settings, passwords);
     Map<ChildJvm, URI> started = new LinkedHashMap<>();
+    Map<String, Launch> launches = new HashMap<>();
     // The herald command reads the same files and overrides as the processes it operates.
     Map<String, String> cliEnv = new HashMap<>();
     try {
       int writerPort = freePort();
       int writerOps = freePort();
-      started.put(
-          launch(
-              settings,
-              "writer",
+      launches.put(
+          "writer",
+          new Launch(
               "io.herald.writer.WriterMain",
               put(
                   cliEnv,
                   with(writerEnv(settings, passwords, writerPort, writerOps), overrides, "WRITER")),
-              SERVICE_JVM),
-          health(writerOps));
+              SERVICE_JVM,
+              health(writerOps)));
+      started.put(launch(settings, "writer", launches.get("writer")), health(writerOps));
       int relayOps = freePort();
-      started.put(
-          launch(
-              settings,
-              "relay",
+      launches.put(
+          "relay",
+          new Launch(
               "io.herald.relay.RelayMain",
               put(
                   cliEnv,
                   with(relayEnv(settings, passwords, relayOps), overrides, "RELAY", "DEBEZIUM")),
-              RelayJvmOptions.recommended()),
-          health(relayOps));
+              RelayJvmOptions.recommended(),
+              health(relayOps)));
+      started.put(launch(settings, "relay", launches.get("relay")), health(relayOps));
       int consumerOps = freePort();
-      started.put(
-          launch(
-              settings,
-              "consumer",
+      launches.put(
+          "consumer",
+          new Launch(
               "io.herald.consumer.ConsumerMain",
               put(
                   cliEnv,
                   with(
                       consumerEnv(settings, passwords, operatorToken, consumerOps),
                       overrides,
-                      "CONSUMER")),
-              SERVICE_JVM),
-          health(consumerOps));
+                      "CONSUMER",
+                      "KAFKA")),
+              SERVICE_JVM,
+              health(consumerOps)));
+      started.put(launch(settings, "consumer", launches.get("consumer")), health(consumerOps));
       for (Map.Entry<ChildJvm, URI> process : started.entrySet()) {
         process.getKey().awaitHealthy(process.getValue(), START_TIMEOUT);
       }
       return new Pipeline(
           List.copyOf(started.keySet()),
+          launches,
+          settings,
           URI.create("http://127.0.0.1:" + writerPort),
           URI.create("http://127.0.0.1:" + consumerOps),
           Map.of(
@@ -145,19 +159,14 @@ final class Pipeline implements AutoCloseable {
   }
 
   /** {@code name} on this JVM's class path with {@code <name>.properties}, logging to its file. */
-  private static ChildJvm launch(
-      PipelineSettings settings,
-      String name,
-      String mainClass,
-      Map<String, String> env,
-      List<String> jvmOptions)
+  private static ChildJvm launch(PipelineSettings settings, String name, Launch launch)
       throws IOException {
     Path config = settings.configDir().resolve(name + ".properties").toAbsolutePath();
-    return ChildJvm.builder(name, mainClass)
-        .jvmOptions(jvmOptions)
+    return ChildJvm.builder(name, launch.mainClass())
+        .jvmOptions(launch.jvm())
         .logbackConfig(settings.configDir().resolve("logback-" + name + ".xml"))
         .args(config.toString())
-        .env(env)
+        .env(launch.env())
         .logFile(settings.logDir().resolve(name + ".log"))
         .appendLog()
         .start();
@@ -171,33 +180,66 @@ final class Pipeline implements AutoCloseable {
     return URI.create("http://127.0.0.1:" + opsPort + "/metrics");
   }
 
-  URI writerUri() {
+  public URI writerUri() {
     return writerUri;
   }
 
-  URI consumerOpsUri() {
+  public URI consumerOpsUri() {
     return consumerOpsUri;
   }
 
   /** Each process's Prometheus endpoint, by process name (writer, relay, consumer). */
-  Map<String, URI> metricsUris() {
+  public Map<String, URI> metricsUris() {
     return metricsUris;
   }
 
   /** The bearer token of the consumer's operator API ({@code /v1/deliveries} on its ops port). */
-  String operatorToken() {
+  public String operatorToken() {
     return operatorToken;
   }
 
-  List<ChildJvm> processes() {
-    return processes;
+  /** The running processes in order of start (writer, relay, consumer). */
+  public synchronized List<ChildJvm> processes() {
+    return List.copyOf(processes);
+  }
+
+  /** The current process named {@code name} (writer, relay or consumer). */
+  public synchronized ChildJvm process(String name) {
+    return processes.stream()
+        .filter(p -> p.name().equals(name))
+        .findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no process named " + name));
+  }
+
+  /**
+   * Starts {@code name} again, as it was started first (same ports, settings and secrets), once its
+   * current process has exited (fault injection kills it first), and waits until it is healthy.
+   *
+   * @throws IllegalStateException if the current process still runs, or the new one is not healthy
+   *     in time
+   */
+  public void restart(String name) throws IOException, InterruptedException {
+    Launch launch = launches.get(name);
+    if (launch == null) {
+      throw new IllegalArgumentException("no process named " + name);
+    }
+    ChildJvm restarted;
+    synchronized (this) {
+      ChildJvm current = process(name);
+      if (current.isAlive()) {
+        throw new IllegalStateException(name + " still runs; kill or stop it first: " + current);
+      }
+      restarted = launch(settings, name, launch);
+      processes.set(processes.indexOf(current), restarted);
+    }
+    restarted.awaitHealthy(launch.health(), START_TIMEOUT);
   }
 
   /**
    * The {@code HERALD_*} settings of all three processes (addresses, role passwords, the operator
    * token): what the herald command runs with against this pipeline.
    */
-  Map<String, String> cliEnv() {
+  public Map<String, String> cliEnv() {
     return cliEnv;
   }
 
@@ -312,7 +354,7 @@ final class Pipeline implements AutoCloseable {
 
   /** Stops the processes in reverse order of start, each with SIGTERM and a grace period. */
   @Override
-  public void close() {
+  public synchronized void close() {
     for (int i = processes.size() - 1; i >= 0; i--) {
       processes.get(i).close();
     }

@@ -1,6 +1,8 @@
 package io.herald.demo;
 
 import io.herald.devstack.PostgresServer;
+import io.herald.devstack.StackContext;
+import java.net.URI;
 import java.nio.file.Path;
 import java.util.Objects;
 
@@ -10,7 +12,7 @@ import java.util.Objects;
  *
  * @param configDir the folder holding the shipped {@code writer.properties} and friends
  */
-record PipelineSettings(
+public record PipelineSettings(
     PostgresServer postgres,
     String database,
     String bootstrapServers,
@@ -25,12 +27,41 @@ record PipelineSettings(
     Path configDir,
     Path logDir) {
 
-  PipelineSettings {
+  public PipelineSettings {
     Objects.requireNonNull(postgres, "postgres");
     Objects.requireNonNull(database, "database");
     Objects.requireNonNull(bootstrapServers, "bootstrapServers");
     Objects.requireNonNull(destinationsBaseUrl, "destinationsBaseUrl");
     Objects.requireNonNull(configDir, "configDir");
     Objects.requireNonNull(logDir, "logDir");
+  }
+
+  /**
+   * Names unique to a test class of {@code stack}: its database, slot and topics (created here:
+   * three partitions for the two event topics, one for the dead letters); {@code destinations} as
+   * the base URL of every destination.
+   */
+  public static PipelineSettings isolated(
+      StackContext stack, URI destinations, Path configDir, Path logDir) {
+    String publicationTopic = stack.topic("publication-events");
+    String deliveryTopic = stack.topic("delivery-events");
+    String dlqTopic = stack.topic("dlq");
+    stack.stack().kafka().createTopic(publicationTopic, 3);
+    stack.stack().kafka().createTopic(deliveryTopic, 3);
+    stack.stack().kafka().createTopic(dlqTopic, 1);
+    return new PipelineSettings(
+        stack.stack().postgres(),
+        stack.database(),
+        stack.bootstrapServers(),
+        stack.publication(),
+        stack.slot(),
+        publicationTopic,
+        deliveryTopic,
+        dlqTopic,
+        stack.topic("relay-offsets"),
+        stack.groupId("consumer"),
+        destinations.toString(),
+        configDir,
+        logDir);
   }
 }

@@ -41,14 +41,14 @@ import javax.sql.DataSource;
  * the result with {@code herald audit}. The herald command runs as a separate process, as an
  * operator runs it.
  */
-final class Showcase {
+public final class Showcase {
 
   /**
    * Shorter timeouts than the shipped ones, so that a stalled call becomes UNCERTAIN in seconds and
    * the reconciler looks at it a few seconds later; everything else is the shipped files (the
    * operator token and the role passwords are made up by {@link Pipeline} for each run).
    */
-  static final Map<String, String> OVERRIDES =
+  public static final Map<String, String> OVERRIDES =
       Map.of(
           "HERALD_CONSUMER_DESTINATIONS_DEST_A_READ_TIMEOUT", "2s",
           "HERALD_CONSUMER_DESTINATIONS_DEST_B_READ_TIMEOUT", "2s",
@@ -58,7 +58,7 @@ final class Showcase {
           "HERALD_CONSUMER_RECONCILE_LOOKUP_RETRY", "2s");
 
   /** The three kinds of destination, with the accept-then-timeout faults each gets. */
-  static final List<String> DESTINATIONS = List.of("dest-a", "dest-b", "dest-c");
+  public static final List<String> DESTINATIONS = List.of("dest-a", "dest-b", "dest-c");
 
   private static final Duration STALL = Duration.ofSeconds(3);
   private static final int FAULTS_A = 3;
@@ -77,8 +77,12 @@ final class Showcase {
       int auditExit,
       String auditSummary) {}
 
-  /** One request the clients send: an intent, an exact replay or a conflicting payload. */
-  private record Request(String tenant, String body, int expected) {}
+  /**
+   * One request the clients send: an intent, an exact replay or a conflicting payload.
+   *
+   * @param expected the writer's right answer: 201, 200 for a replay, 409 for a conflict
+   */
+  public record Request(String tenant, String body, int expected) {}
 
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -108,7 +112,7 @@ final class Showcase {
   }
 
   /** A simulator standing in for the three destinations of the shipped consumer.properties. */
-  static DestinationSimulator startSimulator() {
+  public static DestinationSimulator startSimulator() {
     DestinationSimulator simulator = DestinationSimulator.start(Behaviour.cooperative());
     simulator.setBehaviour("/dest-a", Behaviour.cooperative());
     simulator.setBehaviour("/dest-b", Behaviour.bare());
@@ -119,7 +123,7 @@ final class Showcase {
   Result run(int intents, Duration timeout) throws Exception {
     List<Request> originals = new ArrayList<>();
     List<Request> repeats = new ArrayList<>();
-    workload(intents, new Random(42), originals, repeats);
+    workload(intents, new Random(42), "story-", originals, repeats);
     out.printf(
         "Sending %d intents (%d tenants, revisions, %d destinations) and %d replays and conflicts"
             + " from %d clients.%n",
@@ -179,10 +183,14 @@ final class Showcase {
   /**
    * Unique intents: articles of two tenants, one to three revisions each, each revision to one to
    * three destinations; then an exact replay of every tenth and a conflicting payload for every
-   * twenty-fifth.
+   * twenty-fifth. Article ids are {@code articlePrefix} and a number from 0.
    */
-  private static void workload(
-      int intents, Random random, List<Request> originals, List<Request> repeats) {
+  public static void workload(
+      int intents,
+      Random random,
+      String articlePrefix,
+      List<Request> originals,
+      List<Request> repeats) {
     int article = 0;
     while (originals.size() < intents) {
       String tenant = TENANTS[article % TENANTS.length];
@@ -192,7 +200,8 @@ final class Showcase {
         Collections.shuffle(destinations, random);
         int count = 1 + random.nextInt(DESTINATIONS.size());
         for (int d = 0; d < count && originals.size() < intents; d++) {
-          String key = "\"articleId\":\"story-" + article + "\",\"revisionId\":\"r-" + r + "\"";
+          String key =
+              "\"articleId\":\"" + articlePrefix + article + "\",\"revisionId\":\"r-" + r + "\"";
           String destination = "\"destination\":\"" + destinations.get(d) + "\"";
           String body =
               "{"

@@ -15,24 +15,9 @@ final class TestPipelines {
 
   static PipelineSettings settings(
       StackContext stack, DestinationSimulator simulator, String logs) {
-    String publicationTopic = stack.topic("publication-events");
-    String deliveryTopic = stack.topic("delivery-events");
-    String dlqTopic = stack.topic("dlq");
-    stack.stack().kafka().createTopic(publicationTopic, 3);
-    stack.stack().kafka().createTopic(deliveryTopic, 3);
-    stack.stack().kafka().createTopic(dlqTopic, 1);
-    return new PipelineSettings(
-        stack.stack().postgres(),
-        stack.database(),
-        stack.bootstrapServers(),
-        stack.publication(),
-        stack.slot(),
-        publicationTopic,
-        deliveryTopic,
-        dlqTopic,
-        stack.topic("relay-offsets"),
-        stack.groupId("consumer"),
-        simulator.baseUri().toString(),
+    return PipelineSettings.isolated(
+        stack,
+        simulator.baseUri(),
         OpsFiles.repositoryRoot().resolve("connect-config"),
         Path.of("target", logs));
   }

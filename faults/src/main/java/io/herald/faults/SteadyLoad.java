@@ -1,0 +1,165 @@
+package io.herald.faults;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.herald.common.json.Json;
+import io.herald.demo.Showcase.Request;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The showcase's requests sent at a steady rate by concurrent clients while faults land: request
+ * {@code i} leaves at {@code start + i * spread / n}. A client whose request fails without an
+ * answer (the writer is down or the connection broke) sends it again after a pause, as a real
+ * client does; the writer's answer to the replay is 201 or 200, both acknowledging the intent.
+ * Owned by one runner: {@link #start()} once, then {@link #await(Duration)}.
+ */
+final class SteadyLoad {
+
+  /** The writer's answer to one request; {@code jobId} is set for a 2xx. */
+  record Answer(Request request, int status, UUID jobId, String key) {}
+
+  private static final int ATTEMPTS = 60;
+  private static final Duration PAUSE = Duration.ofMillis(500);
+
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  private final URI writer;
+  private final List<Request> requests;
+  private final int clients;
+  private final Duration spread;
+  private final Queue<Answer> answers = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger unexpected = new AtomicInteger();
+  private final AtomicInteger resent = new AtomicInteger();
+  private volatile Thread pacer;
+  private final List<Future<?>> sends = new ArrayList<>();
+  private volatile ExecutorService pool;
+
+  SteadyLoad(URI writer, List<Request> requests, int clients, Duration spread) {
+    this.writer = writer;
+    this.requests = List.copyOf(requests);
+    this.clients = clients;
+    this.spread = spread;
+  }
+
+  void start() {
+    pool = Executors.newFixedThreadPool(clients);
+    long start = System.nanoTime();
+    long step = spread.toNanos() / Math.max(1, requests.size());
+    pacer =
+        Thread.ofPlatform()
+            .name("faults-load")
+            .start(
+                () -> {
+                  for (int i = 0; i < requests.size(); i++) {
+                    long wait = start + i * step - System.nanoTime();
+                    try {
+                      if (wait > 0) {
+                        // Pacing: the next request's moment has not come yet.
+                        TimeUnit.NANOSECONDS.sleep(wait);
+                      }
+                    } catch (InterruptedException e) {
+                      Thread.currentThread().interrupt();
+                      return;
+                    }
+                    Request request = requests.get(i);
+                    synchronized (sends) {
+                      sends.add(pool.submit(() -> send(request)));
+                    }
+                  }
+                });
+  }
+
+  /** Whether every request has left (answers may still be coming). */
+  boolean allSent() {
+    return pacer != null && !pacer.isAlive();
+  }
+
+  /** Waits for every answer; throws if a request failed for good. */
+  List<Answer> await(Duration timeout) throws Exception {
+    pacer.join(timeout.toMillis());
+    List<Future<?>> all;
+    synchronized (sends) {
+      all = List.copyOf(sends);
+    }
+    for (Future<?> send : all) {
+      send.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+    pool.shutdown();
+    return List.copyOf(answers);
+  }
+
+  /** Answers other than the request's right one (201, 200 for a replay, 409 for a conflict). */
+  int unexpected() {
+    return unexpected.get();
+  }
+
+  /** Requests sent again after a failure without an answer. */
+  int resent() {
+    return resent.get();
+  }
+
+  private Void send(Request request) throws IOException, InterruptedException {
+    HttpRequest post =
+        HttpRequest.newBuilder(writer.resolve("/v1/publications"))
+            .header("Authorization", "Bearer demo-token-" + request.tenant())
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(request.body(), StandardCharsets.UTF_8))
+            .timeout(Duration.ofSeconds(10))
+            .build();
+    IOException last = null;
+    for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+      try {
+        HttpResponse<String> response = http.send(post, HttpResponse.BodyHandlers.ofString());
+        record(request, response);
+        return null;
+      } catch (IOException e) {
+        last = e;
+        resent.incrementAndGet();
+        // The writer is down or restarting: a real client backs off and sends the same intent.
+        Thread.sleep(PAUSE.toMillis());
+      }
+    }
+    throw new IOException("no answer from the writer after " + ATTEMPTS + " attempts", last);
+  }
+
+  private void record(Request request, HttpResponse<String> response) throws IOException {
+    int status = response.statusCode();
+    boolean expected =
+        status == request.expected()
+            // A replay the client sent after a lost answer: the first one already made the job.
+            || (request.expected() == 201 && status == 200);
+    if (!expected) {
+      unexpected.incrementAndGet();
+    }
+    UUID jobId = null;
+    String key = null;
+    if (status / 100 == 2) {
+      JsonNode job = Json.mapper().readTree(response.body());
+      jobId = UUID.fromString(job.path("jobId").asText());
+      key =
+          job.path("tenant").asText()
+              + "/"
+              + job.path("articleId").asText()
+              + "/"
+              + job.path("revisionId").asText()
+              + "/"
+              + job.path("destination").asText();
+    }
+    answers.add(new Answer(request, status, jobId, key));
+  }
+}

@@ -1,0 +1,41 @@
+package io.herald.faults;
+
+import io.herald.demo.Pipeline;
+import io.herald.devstack.simulator.DestinationSimulator;
+import java.util.Random;
+
+/**
+ * F4: SIGKILL the writer at a random moment under load (with requests in flight most of the time),
+ * keep it down for up to two seconds, start it again. Clients whose request got no answer send it
+ * again, as real ones do; the writer answers the replay 200 when the first attempt committed. Every
+ * 2xx answer must have its job and exactly one event, and no job may lack its event.
+ */
+final class WriterKills implements FaultClass {
+
+  private static final int MAX_DOWN_MILLIS = 2000;
+
+  @Override
+  public String id() {
+    return "F4";
+  }
+
+  @Override
+  public String description() {
+    return "SIGKILL the writer mid-request: every 2xx answer has its job and exactly one event;"
+        + " no job without its event";
+  }
+
+  @Override
+  public String inject(Pipeline pipeline, DestinationSimulator simulator, Random random)
+      throws Exception {
+    int down = random.nextInt(MAX_DOWN_MILLIS);
+    pipeline.process("writer").kill();
+    // Down for a while: clients meanwhile get connection errors and back off.
+    Thread.sleep(down);
+    long restart = System.nanoTime();
+    pipeline.restart("writer");
+    return String.format(
+        "kill writer (down %d ms, healthy %d ms after restart)",
+        down, (System.nanoTime() - restart) / 1_000_000);
+  }
+}
