@@ -162,7 +162,15 @@ public final class ConsumerConfig extends ProcessConfig {
                   "consumer.dispatch.lease",
                   ConfigType.DURATION,
                   Duration.ofMinutes(2),
-                  "How long a claim on a delivery lasts; must outlast one destination call.")
+                  "The longest a claim on a delivery lasts, renewals included; must outlast one destination call.")
+              .validatedBy(Validator.positive()));
+  public static final ConfigKey<Duration> DISPATCH_HEARTBEAT_TIMEOUT =
+      KEYS.define(
+          ConfigKey.optional(
+                  "consumer.dispatch.heartbeat-timeout",
+                  ConfigType.DURATION,
+                  Duration.ofSeconds(15),
+                  "How long a claim is leased at a time (at most the lease); renewed every third of it while its call is in flight, so a dead instance's claims expire this long after its last renewal.")
               .validatedBy(Validator.positive()));
   public static final ConfigKey<Integer> DISPATCH_MAX_ATTEMPTS =
       KEYS.define(
@@ -209,7 +217,7 @@ public final class ConsumerConfig extends ProcessConfig {
           ConfigKey.optional(
                   "consumer.reconcile.interval",
                   ConfigType.DURATION,
-                  Duration.ofSeconds(30),
+                  Duration.ofSeconds(5),
                   "Pause between reconciliation runs.")
               .validatedBy(Validator.positive()));
   public static final ConfigKey<Duration> INBOX_RETENTION =
@@ -462,6 +470,7 @@ public final class ConsumerConfig extends ProcessConfig {
         values.find(DISPATCH_OWNER).filter(o -> !o.isBlank()).orElseGet(ConsumerConfig::hostAndPid),
         values.get(DISPATCH_POOL_SIZE),
         values.get(DISPATCH_LEASE),
+        values.get(DISPATCH_HEARTBEAT_TIMEOUT),
         values.get(DISPATCH_MAX_ATTEMPTS),
         values.get(DISPATCH_BACKOFF_BASE),
         values.get(DISPATCH_BACKOFF_MAX),

@@ -13,10 +13,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import javax.sql.DataSource;
 
@@ -129,6 +131,25 @@ public final class Deliveries implements DeliveryQueue {
         (delivery_id, claim_token, attempt, kind, claim_owner, started_at, ended_at, http_status,
          outcome, recorded_state, remote_id, error)
       VALUES (?, ?, ?, ?, ?, now() - ? * interval '1 microsecond', now(), ?, ?, ?, ?, ?)
+      """;
+
+  /**
+   * A claim holder's heartbeat: extends the leases of its calls still in flight, each only while
+   * its token is current and its lease has not ended (fencing: an expired claim may already be
+   * reconciled as uncertain by another instance, so it is never revived). Touches neither the state
+   * nor {@code updated_at}: a renewal is not a transition.
+   */
+  static final String RENEW_LEASES =
+      """
+      UPDATE consumer.delivery d
+         SET lease_until = now() + ? * interval '1 millisecond'
+        FROM unnest(?::uuid[], ?::bigint[]) AS held(id, token)
+       WHERE d.id = held.id
+         AND d.claim_token = held.token
+         AND d.claim_owner = ?
+         AND d.state = 'DISPATCHING'
+         AND d.lease_until >= now()
+      RETURNING d.id
       """;
 
   /**
@@ -376,6 +397,31 @@ public final class Deliveries implements DeliveryQueue {
       insert.setString(11, attempt.error());
       insert.executeUpdate();
     }
+  }
+
+  @Override
+  public Set<UUID> renewLeases(String owner, Map<UUID, Long> tokens, Duration horizon)
+      throws SQLException {
+    if (tokens.isEmpty()) {
+      return Set.of();
+    }
+    return Transactions.inTransaction(
+        dataSource,
+        connection -> {
+          Set<UUID> renewed = new HashSet<>();
+          try (PreparedStatement update = connection.prepareStatement(RENEW_LEASES)) {
+            update.setLong(1, horizon.toMillis());
+            update.setArray(2, connection.createArrayOf("uuid", tokens.keySet().toArray()));
+            update.setArray(3, connection.createArrayOf("bigint", tokens.values().toArray()));
+            update.setString(4, owner);
+            try (ResultSet rows = update.executeQuery()) {
+              while (rows.next()) {
+                renewed.add(rows.getObject(1, UUID.class));
+              }
+            }
+          }
+          return renewed;
+        });
   }
 
   /**

@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
 
 /**
  * The claim-and-transition side of the delivery table, as the dispatcher and the reconciler use it:
@@ -30,6 +32,15 @@ public interface DeliveryQueue {
    */
   Optional<DeliverySnapshot> complete(ClaimedDelivery claim, Transition transition, Attempt attempt)
       throws SQLException;
+
+  /**
+   * Extends to {@code now() + horizon} the dispatch claims of {@code owner} whose token is still
+   * the one given ({@code tokens}: delivery id to claim token) and whose lease has not yet ended:
+   * one statement for all of them. An expired or taken-over claim is never revived.
+   *
+   * @return the ids of the claims renewed
+   */
+  Set<UUID> renewLeases(String owner, Map<UUID, Long> tokens, Duration horizon) throws SQLException;
 
   /** Records {@code transition} (the policy's rule for an expired lease) for expired claims. */
   List<DeliverySnapshot> expireLeases(int limit, Transition transition) throws SQLException;

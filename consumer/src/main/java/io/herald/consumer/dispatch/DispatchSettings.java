@@ -10,7 +10,10 @@ import java.util.Objects;
  *
  * @param owner {@code owner}: this instance's claim owner name (host and process id by default)
  * @param poolSize {@code pool-size}: calls in flight over all destinations
- * @param lease {@code lease}: how long a claim is exclusively this instance's
+ * @param lease {@code lease}: the longest a claim is this instance's, renewals included
+ * @param heartbeatTimeout {@code heartbeat-timeout}: how long a claim row is leased at a time (at
+ *     most {@code lease}); renewed every third of it while the call is in flight, so the claims of
+ *     a dead instance expire this long after its last renewal
  * @param maxAttempts {@code max-attempts}: attempts before a retriable failure becomes final
  * @param backoffBase {@code backoff-base}: the wait before the second attempt, doubled per attempt
  * @param backoffMax {@code backoff-max}: the longest wait between attempts
@@ -22,6 +25,7 @@ public record DispatchSettings(
     String owner,
     int poolSize,
     Duration lease,
+    Duration heartbeatTimeout,
     int maxAttempts,
     Duration backoffBase,
     Duration backoffMax,
@@ -31,6 +35,7 @@ public record DispatchSettings(
   public DispatchSettings {
     Objects.requireNonNull(owner, "owner");
     Objects.requireNonNull(lease, "lease");
+    Objects.requireNonNull(heartbeatTimeout, "heartbeatTimeout");
     Objects.requireNonNull(backoffBase, "backoffBase");
     Objects.requireNonNull(backoffMax, "backoffMax");
     Objects.requireNonNull(pollInterval, "pollInterval");

@@ -32,9 +32,14 @@ import org.slf4j.LoggerFactory;
  * backoff, the attempt bound) is the {@link DeliveryPolicy}'s decision; this class only claims,
  * calls and records.
  *
+ * <p>A claim is leased for the short heartbeat timeout and kept alive by a {@link LeaseKeeper}
+ * while its call is in flight, so the claims of an instance that died expire within that timeout,
+ * not within the whole lease; a call whose claim cannot be kept is cancelled before its lease ends.
+ *
  * <p>Lifecycle: {@link #start()} once, {@link #close()} once: stops claiming, waits up to the
- * shutdown grace for in-flight calls to be recorded, then interrupts what is left (those claims
- * expire and are reconciled as uncertain: the request may have been sent). Thread-safe.
+ * shutdown grace for in-flight calls to be recorded (their claims still renewed), then interrupts
+ * what is left (those claims expire and are reconciled as uncertain: the request may have been
+ * sent). Thread-safe.
  */
 public final class Dispatcher implements AutoCloseable {
 
@@ -44,6 +49,7 @@ public final class Dispatcher implements AutoCloseable {
   private final DispatchSettings settings;
   private final DeliveryPolicy policy;
   private final ConsumerMetrics metrics;
+  private final LeaseKeeper leases;
   private final List<Lane> lanes = new ArrayList<>();
   private final Semaphore globalPermits;
   private final ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
@@ -74,6 +80,14 @@ public final class Dispatcher implements AutoCloseable {
     this.settings = settings;
     this.policy = policy;
     this.metrics = metrics;
+    this.leases =
+        new LeaseKeeper(
+            deliveries,
+            settings.owner(),
+            settings.heartbeatTimeout(),
+            settings.lease(),
+            System::nanoTime,
+            metrics);
     for (Destination client : destinations.values()) {
       lanes.add(new Lane(client, new Semaphore(client.config().concurrency())));
     }
@@ -84,11 +98,14 @@ public final class Dispatcher implements AutoCloseable {
       throw new IllegalStateException("Dispatcher already started");
     }
     running = true;
+    leases.start();
     poller = Thread.ofPlatform().name("herald-dispatcher").daemon(false).start(this::pollLoop);
     log.info(
-        "Dispatcher {} started for destinations {} (lease {}, max attempts {})",
+        "Dispatcher {} started for destinations {} (claims leased {} at a time, renewed while in"
+            + " flight, for at most {}; max attempts {})",
         settings.owner(),
         lanes.stream().map(Lane::name).toList(),
+        leases.horizon(),
         settings.lease(),
         policy.maxAttempts());
   }
@@ -106,7 +123,8 @@ public final class Dispatcher implements AutoCloseable {
     return running
         && poller != null
         && poller.isAlive()
-        && System.nanoTime() - lastLoopNanos.get() < maxSilence.toNanos();
+        && System.nanoTime() - lastLoopNanos.get() < maxSilence.toNanos()
+        && leases.healthy(maxSilence);
   }
 
   private void pollLoop() {
@@ -123,8 +141,10 @@ public final class Dispatcher implements AutoCloseable {
           continue;
         }
         List<ClaimedDelivery> claims;
+        // Before the statement: the local deadline of a claim must not pass after its lease_until.
+        long claimedNanos = System.nanoTime();
         try {
-          claims = deliveries.claimDue(lane.name(), settings.owner(), free, settings.lease());
+          claims = deliveries.claimDue(lane.name(), settings.owner(), free, leases.horizon());
         } catch (SQLException | RuntimeException e) {
           log.error(
               "Claiming due deliveries of {} failed; retrying after {}",
@@ -138,7 +158,7 @@ public final class Dispatcher implements AutoCloseable {
         for (ClaimedDelivery claim : claims) {
           globalPermits.acquireUninterruptibly();
           lane.permits().acquireUninterruptibly();
-          workers.execute(() -> dispatchAndRelease(lane, claim));
+          workers.execute(() -> dispatchAndRelease(lane, claim, claimedNanos));
         }
         claimed += claims.size();
       }
@@ -148,23 +168,30 @@ public final class Dispatcher implements AutoCloseable {
     }
   }
 
-  private void dispatchAndRelease(Lane lane, ClaimedDelivery claim) {
+  private void dispatchAndRelease(Lane lane, ClaimedDelivery claim, long claimedNanos) {
+    LeaseKeeper.Held held = leases.hold(claim, claimedNanos, Thread.currentThread());
     try {
-      dispatch(lane, claim);
+      dispatch(lane, claim, held);
     } catch (RuntimeException e) {
       log.error(
           "Dispatching {} failed unexpectedly; its claim will expire and be reconciled", claim, e);
     } finally {
+      held.endCall();
+      leases.release(held);
       lane.permits().release();
       globalPermits.release();
       wake();
     }
   }
 
-  private void dispatch(Lane lane, ClaimedDelivery claim) {
+  private void dispatch(Lane lane, ClaimedDelivery claim, LeaseKeeper.Held held) {
     long start = System.nanoTime();
     Outcome outcome = lane.client().publish(claim);
     Duration took = Duration.ofNanos(System.nanoTime() - start);
+    // A cancelled call ends with the client's classification of the interrupt (uncertain: the
+    // request may have been sent); the interrupt is cleared so the result is still recorded, and
+    // the fence decides whether it counts.
+    held.endCall();
     metrics.dispatched(lane.name(), outcome.label(), took);
     Transition transition =
         policy
@@ -262,6 +289,8 @@ public final class Dispatcher implements AutoCloseable {
       Thread.currentThread().interrupt();
       workers.shutdownNow();
     }
+    // Only now: the calls recorded during the grace needed their claims renewed.
+    leases.close();
     for (Lane lane : lanes) {
       lane.client().close();
     }

@@ -102,6 +102,27 @@ public final class ConsumerMetrics {
         .increment();
   }
 
+  /** Claims of calls in flight renewed, fenced (taken over) or not renewed (statement failed). */
+  public void leaseRenewal(String result, int count) {
+    Counter.builder("herald.consumer.lease.renewals")
+        .description("Claim lease renewals of calls in flight, by result")
+        .tag("result", result)
+        .register(registry)
+        .increment(count);
+  }
+
+  public void leaseRenewal(String result) {
+    leaseRenewal(result, 1);
+  }
+
+  /** A call cancelled because its claim was taken over or could not be renewed in time. */
+  public void leaseCancelled() {
+    Counter.builder("herald.consumer.lease.cancelled")
+        .description("Destination calls cancelled because their claim could not be kept")
+        .register(registry)
+        .increment();
+  }
+
   public void transition(DeliveryState to) {
     Counter.builder("herald.consumer.transitions")
         .description("Delivery state changes, by new state")

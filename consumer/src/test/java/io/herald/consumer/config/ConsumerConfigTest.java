@@ -123,6 +123,20 @@ class ConsumerConfigTest {
     assertTrue(e.getMessage().contains("consumer.dispatch.backoff-max=1m"), e.getMessage());
   }
 
+  /** F12: a dead instance's claims expire within the heartbeat timeout plus one round. */
+  @Test
+  void shouldLeaseClaimsForFifteenSecondsAndReconcileEveryFiveWhenNotSet() throws IOException {
+    Map<String, String> props = SHIPPED.properties();
+    props.remove("consumer.dispatch.heartbeat-timeout");
+    props.remove("consumer.reconcile.interval");
+
+    ConsumerConfig config = ConsumerConfig.from(ConfigSource.of(props, Map.of()));
+
+    assertEquals(Duration.ofSeconds(15), config.dispatch().heartbeatTimeout());
+    assertEquals(Duration.ofMinutes(2), config.dispatch().lease());
+    assertEquals(Duration.ofSeconds(5), config.reconcile().interval());
+  }
+
   @Test
   void shouldFailWhenTheLeaseIsShorterThanADestinationCall() throws IOException {
     Map<String, String> props = SHIPPED.properties();

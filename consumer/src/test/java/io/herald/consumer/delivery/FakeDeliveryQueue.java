@@ -8,10 +8,12 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Queue;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -41,8 +43,28 @@ public final class FakeDeliveryQueue implements DeliveryQueue {
   public final List<DeliverySnapshot> expired = new ArrayList<>();
   public final Map<DeliveryState, Long> counts = new EnumMap<>(DeliveryState.class);
   public final AtomicInteger claimFailures = new AtomicInteger();
+
+  /** Every renewal asked for: the tokens of the claims to renew. */
+  public final List<Map<UUID, Long>> renewals = Collections.synchronizedList(new ArrayList<>());
+
+  /** Claims whose renewal is refused (taken over). */
+  public final Set<UUID> takenOver = Collections.synchronizedSet(new HashSet<>());
+
+  public final AtomicInteger renewFailures = new AtomicInteger();
   public volatile boolean fenceEverything;
   public volatile int countCalls;
+
+  @Override
+  public Set<UUID> renewLeases(String owner, Map<UUID, Long> tokens, Duration horizon)
+      throws SQLException {
+    renewals.add(Map.copyOf(tokens));
+    if (renewFailures.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+      throw new SQLException("database unavailable (fake)", "08006");
+    }
+    Set<UUID> renewed = new HashSet<>(tokens.keySet());
+    renewed.removeAll(takenOver);
+    return renewed;
+  }
 
   @Override
   public synchronized List<ClaimedDelivery> claimDue(

@@ -136,6 +136,7 @@ class DispatcherTest {
         "test-owner",
         4,
         Duration.ofSeconds(5),
+        Duration.ofSeconds(5),
         3,
         Duration.ofMillis(100),
         Duration.ofSeconds(1),

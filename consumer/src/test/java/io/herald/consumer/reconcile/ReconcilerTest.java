@@ -127,6 +127,7 @@ class ReconcilerTest {
                 "test-owner",
                 4,
                 Duration.ofSeconds(5),
+                Duration.ofSeconds(5),
                 MAX,
                 Duration.ofMillis(100),
                 Duration.ofSeconds(1),
