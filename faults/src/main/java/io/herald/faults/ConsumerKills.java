@@ -43,8 +43,6 @@ final class ConsumerKills implements FaultClass {
   @Override
   public Map<String, String> overrides() {
     return Map.of(
-        "HERALD_CONSUMER_DISPATCH_LEASE",
-        "10s",
         // The dead instance keeps its partitions until its group session expires (45 s by
         // default); the broker's minimum lets the restarted one take them over in seconds.
         "HERALD_KAFKA_CONSUMER_SESSION_TIMEOUT_MS",
