@@ -45,8 +45,7 @@ final class ConsumerKills implements FaultClass {
     return Map.of(
         // The dead instance keeps its partitions until its group session expires (45 s by
         // default); the broker's minimum lets the restarted one take them over in seconds.
-        "HERALD_KAFKA_CONSUMER_SESSION_TIMEOUT_MS",
-        "6000");
+        "HERALD_KAFKA_CONSUMER_SESSION_TIMEOUT_MS", "6000");
   }
 
   @Override
