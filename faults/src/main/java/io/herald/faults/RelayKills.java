@@ -27,14 +27,7 @@ final class RelayKills implements FaultClass {
   @Override
   public String inject(Pipeline pipeline, DestinationSimulator simulator, Random random)
       throws Exception {
-    int down = random.nextInt(MAX_DOWN_MILLIS);
-    pipeline.process("relay").kill();
     // Down for a while: committed rows pile up in the WAL meanwhile.
-    Thread.sleep(down);
-    long restart = System.nanoTime();
-    pipeline.restart("relay");
-    return String.format(
-        "kill relay (down %d ms, healthy %d ms after restart)",
-        down, (System.nanoTime() - restart) / 1_000_000);
+    return ProcessKill.killAndRestart(pipeline, "relay", random, MAX_DOWN_MILLIS);
   }
 }

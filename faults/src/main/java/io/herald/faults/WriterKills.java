@@ -28,14 +28,7 @@ final class WriterKills implements FaultClass {
   @Override
   public String inject(Pipeline pipeline, DestinationSimulator simulator, Random random)
       throws Exception {
-    int down = random.nextInt(MAX_DOWN_MILLIS);
-    pipeline.process("writer").kill();
     // Down for a while: clients meanwhile get connection errors and back off.
-    Thread.sleep(down);
-    long restart = System.nanoTime();
-    pipeline.restart("writer");
-    return String.format(
-        "kill writer (down %d ms, healthy %d ms after restart)",
-        down, (System.nanoTime() - restart) / 1_000_000);
+    return ProcessKill.killAndRestart(pipeline, "writer", random, MAX_DOWN_MILLIS);
   }
 }
