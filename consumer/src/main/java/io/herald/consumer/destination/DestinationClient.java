@@ -10,8 +10,13 @@ import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Talks to one destination publishing API over HTTP ({@code java.net.http}). Sends the delivery's
@@ -58,8 +63,7 @@ public final class DestinationClient implements Destination {
             .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
     decorate(request, delivery);
     try {
-      HttpResponse<String> response =
-          http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> response = exchange(request.build());
       return OutcomeClassifier.classify(
           response.statusCode(),
           response.body(),
@@ -82,14 +86,45 @@ public final class DestinationClient implements Destination {
     HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(config.readTimeout()).GET();
     decorate(request, delivery);
     try {
-      HttpResponse<String> response =
-          http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> response = exchange(request.build());
       return OutcomeClassifier.classifyLookup(response.statusCode(), response.body());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return OutcomeClassifier.classifyLookup(e);
     } catch (IOException | RuntimeException e) {
       return OutcomeClassifier.classifyLookup(e);
+    }
+  }
+
+  /**
+   * Sends {@code request} and reads its answer, bounded in time and size. The request's own timeout
+   * stops at the response headers ({@code java.net.http} does not time the body), so a destination
+   * that drips its body a byte at a time would hold a dispatch worker, and the claim it renews, for
+   * as long as it likes; the read timeout here covers the whole exchange, and a late exchange is
+   * cancelled, which closes its connection.
+   */
+  private HttpResponse<String> exchange(HttpRequest request)
+      throws IOException, InterruptedException {
+    CompletableFuture<HttpResponse<String>> response =
+        http.sendAsync(request, BoundedBody.handler());
+    try {
+      return response.get(config.maxCallDuration().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      response.cancel(true);
+      throw new HttpTimeoutException(
+          "no complete answer within " + config.maxCallDuration() + " (connect and read timeouts)");
+    } catch (InterruptedException e) {
+      response.cancel(true);
+      throw e;
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException io) {
+        throw io;
+      }
+      if (cause instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      throw new IOException(cause);
     }
   }
 

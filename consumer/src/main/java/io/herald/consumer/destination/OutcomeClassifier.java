@@ -24,6 +24,8 @@ import java.time.Duration;
  *   <tr><td>3xx, other 5xx</td><td>Uncertain</td><td>the request may have been processed</td></tr>
  *   <tr><td>connect refused or timed out, unknown host</td><td>Retry</td><td>nothing was sent</td></tr>
  *   <tr><td>request timeout, broken connection, interrupt</td><td>Uncertain</td><td>sent, answer lost</td></tr>
+ *   <tr><td>answer over {@link BoundedBody#MAX_BYTES}, or unfinished at the call's deadline</td>
+ *       <td>Uncertain</td><td>sent, answer unreadable</td></tr>
  * </table>
  */
 public final class OutcomeClassifier {

@@ -8,12 +8,14 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -157,6 +159,20 @@ public final class DestinationSimulator implements AutoCloseable {
     }
   }
 
+  /** How many faults queued for {@code /<prefix>/articles} no request has taken yet. */
+  public int pendingFaults(String prefix) {
+    Queue<Fault> queue = prefixFaults.get(prefix.replaceAll("^/+", ""));
+    return queue == null ? 0 : queue.size();
+  }
+
+  /** Drops the faults queued for {@code /<prefix>/articles} that no request has taken yet. */
+  public void clearFaults(String prefix) {
+    Queue<Fault> queue = prefixFaults.get(prefix.replaceAll("^/+", ""));
+    if (queue != null) {
+      queue.clear();
+    }
+  }
+
   /** How many articles exist with this external reference: "one remote article per intent". */
   public int articleCount(String externalReference) {
     return store.countByExternalReference(externalReference);
@@ -243,6 +259,18 @@ public final class DestinationSimulator implements AutoCloseable {
       respond(exchange, status.status(), error("simulated", "simulated status " + status.status()));
       return;
     }
+    if (fault instanceof Fault.TooManyRequests limited) {
+      exchange
+          .getResponseHeaders()
+          .add("Retry-After", Long.toString(Math.max(0, limited.retryAfter().toSeconds())));
+      respond(exchange, 429, error("rate_limited", "too many requests, try again later"));
+      return;
+    }
+    if (fault instanceof Fault.Redirect redirect) {
+      exchange.getResponseHeaders().add("Location", redirect.location());
+      respond(exchange, redirect.status(), error("moved", "see " + redirect.location()));
+      return;
+    }
     String body = readBody(exchange);
     JsonNode json;
     try {
@@ -271,7 +299,14 @@ public final class DestinationSimulator implements AutoCloseable {
     ObjectNode answer = JSON.createObjectNode();
     answer.put("id", creation.article().remoteId());
     answer.put("externalReference", externalReference);
-    respond(exchange, creation.created() ? 201 : 200, answer);
+    int status = creation.created() ? 201 : 200;
+    switch (fault) {
+      case Fault.MalformedAnswer malformed ->
+          respondRaw(exchange, status, "{\"id\": \"" + creation.article().remoteId() + "\",");
+      case Fault.HugeAnswer huge -> respondHuge(exchange, status, huge.bytes(), answer);
+      case Fault.SlowDrip drip -> respondDripping(exchange, status, drip.interval(), answer);
+      case null, default -> respond(exchange, status, answer);
+    }
   }
 
   private void lookUp(HttpExchange exchange, Behaviour current) throws IOException {
@@ -353,10 +388,24 @@ public final class DestinationSimulator implements AutoCloseable {
               new Fault.RejectBeforeAccept(
                   Duration.ofSeconds(json.path("retryAfterSeconds").asLong(1)));
           case "status" -> new Fault.Status(json.path("status").asInt(500));
+          case "rate-limit" ->
+              new Fault.TooManyRequests(
+                  Duration.ofSeconds(json.path("retryAfterSeconds").asLong(1)));
+          case "malformed" -> new Fault.MalformedAnswer();
+          case "huge" -> new Fault.HugeAnswer(json.path("bytes").asLong(64L << 20));
+          case "drip" -> new Fault.SlowDrip(Duration.ofMillis(json.path("millis").asLong(500)));
+          case "redirect" ->
+              new Fault.Redirect(
+                  json.path("status").asInt(307), json.path("location").asText("/elsewhere"));
           default -> null;
         };
     if (fault == null) {
-      respond(exchange, 400, error("invalid_fault", "type must be stall, drop, reject or status"));
+      respond(
+          exchange,
+          400,
+          error(
+              "invalid_fault",
+              "type must be stall, reject, status, rate-limit, malformed, huge, drip or redirect"));
       return;
     }
     failNext(fault, times);
@@ -394,6 +443,60 @@ public final class DestinationSimulator implements AutoCloseable {
     } catch (IOException e) {
       // Expected after a stall past the client's timeout: the client has hung up.
       log.debug("Simulator could not answer {} (client gone)", status, e);
+    }
+  }
+
+  private static void respondRaw(HttpExchange exchange, int status, String body) {
+    try {
+      byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().set("Content-Type", "application/json");
+      exchange.sendResponseHeaders(status, bytes.length);
+      exchange.getResponseBody().write(bytes);
+    } catch (IOException e) {
+      log.debug("Simulator could not answer {} (client gone)", status, e);
+    }
+  }
+
+  /** Streams {@code bytes} of padding before the answer's fields, never holding them in memory. */
+  private static void respondHuge(
+      HttpExchange exchange, int status, long bytes, ObjectNode answer) {
+    try {
+      byte[] head = "{\"padding\":\"".getBytes(StandardCharsets.UTF_8);
+      byte[] tail =
+          ("\"," + JSON.writeValueAsString(answer).substring(1)).getBytes(StandardCharsets.UTF_8);
+      long padding = Math.max(0, bytes - head.length - tail.length);
+      exchange.getResponseHeaders().set("Content-Type", "application/json");
+      exchange.sendResponseHeaders(status, head.length + padding + tail.length);
+      OutputStream out = exchange.getResponseBody();
+      out.write(head);
+      byte[] chunk = new byte[64 * 1024];
+      Arrays.fill(chunk, (byte) 'x');
+      for (long left = padding; left > 0; left -= chunk.length) {
+        out.write(chunk, 0, (int) Math.min(chunk.length, left));
+      }
+      out.write(tail);
+    } catch (IOException e) {
+      // A caller that stops reading a huge answer hangs up: expected.
+      log.debug("Simulator stopped a huge answer (client gone)", e);
+    }
+  }
+
+  /** Sends the headers at once, then the body a byte at a time, {@code interval} apart. */
+  private static void respondDripping(
+      HttpExchange exchange, int status, Duration interval, ObjectNode answer)
+      throws InterruptedException {
+    try {
+      byte[] bytes = JSON.writeValueAsBytes(answer);
+      exchange.getResponseHeaders().set("Content-Type", "application/json");
+      exchange.sendResponseHeaders(status, bytes.length);
+      OutputStream out = exchange.getResponseBody();
+      for (byte b : bytes) {
+        out.write(b);
+        out.flush();
+        Thread.sleep(interval);
+      }
+    } catch (IOException e) {
+      log.debug("Simulator stopped a dripping answer (client gone)", e);
     }
   }
 

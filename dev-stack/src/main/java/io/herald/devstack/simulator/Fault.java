@@ -65,4 +65,59 @@ public sealed interface Fault {
       Objects.requireNonNull(hook, "hook");
     }
   }
+
+  /**
+   * Answers {@code 429 Too Many Requests} with {@code Retry-After} without creating anything: a
+   * rate limit, which says as plainly as a 503 that the request was not processed.
+   */
+  record TooManyRequests(Duration retryAfter) implements Fault {
+    public TooManyRequests {
+      Objects.requireNonNull(retryAfter, "retryAfter");
+    }
+  }
+
+  /**
+   * Creates the article, then answers 201 with a body that is not JSON: the article exists, but the
+   * caller cannot read its id from the answer.
+   */
+  record MalformedAnswer() implements Fault {}
+
+  /**
+   * Creates the article, then answers 201 with a JSON body of about {@code bytes} bytes (padding,
+   * then the id at the very end): a caller that reads the whole body into memory pays for it.
+   */
+  record HugeAnswer(long bytes) implements Fault {
+    public HugeAnswer {
+      if (bytes < 1) {
+        throw new IllegalArgumentException("bytes must be positive: " + bytes);
+      }
+    }
+  }
+
+  /**
+   * Creates the article, sends the status line and headers at once, then the body one byte every
+   * {@code interval}: a caller whose timeout stops at the headers waits for as long as the drip.
+   */
+  record SlowDrip(Duration interval) implements Fault {
+    public SlowDrip {
+      Objects.requireNonNull(interval, "interval");
+      if (interval.isNegative() || interval.isZero()) {
+        throw new IllegalArgumentException("interval must be positive: " + interval);
+      }
+    }
+  }
+
+  /**
+   * Answers {@code status} (a 3xx) with a {@code Location} elsewhere, without creating anything. A
+   * caller must not follow it: the article and the credentials would go to an address nobody
+   * configured.
+   */
+  record Redirect(int status, String location) implements Fault {
+    public Redirect {
+      if (status < 300 || status > 399) {
+        throw new IllegalArgumentException("status must be a redirect (3xx): " + status);
+      }
+      Objects.requireNonNull(location, "location");
+    }
+  }
 }
