@@ -1,0 +1,175 @@
+package io.herald.bench.suite;
+
+import io.herald.bench.e2e.EndToEndBenchmark;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The benchmark suite's entry point (issue 16): starts the embedded stack, runs the chosen
+ * scenarios one after another, prints each table, draws the plots and, when asked, writes the
+ * sections of BENCHMARKS.md. Benchmarks print figures and assert nothing.
+ */
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Runs Herald's benchmarks on the embedded stack and prints their figures.",
+      "Exit codes: 0 every scenario ran, 1 a scenario failed, 2 bad usage."
+    })
+public final class BenchMain implements Callable<Integer> {
+
+  /** Every scenario, by id, in the order a full run takes them. */
+  static Map<String, Scenario> scenarios() {
+    Map<String, Scenario> all = new LinkedHashMap<>();
+    for (Scenario scenario : List.<Scenario>of(new EndToEndBenchmark())) {
+      all.put(scenario.id(), scenario);
+    }
+    return all;
+  }
+
+  @Option(
+      names = "--quick",
+      description = "Every scenario small: the whole run in under three minutes.")
+  boolean quick;
+
+  @Option(
+      names = "--scenario",
+      split = ",",
+      paramLabel = "ID",
+      description = "Scenarios to run (default: all): ${COMPLETION-CANDIDATES}")
+  List<String> only = new ArrayList<>();
+
+  @Option(
+      names = "--report-dir",
+      paramLabel = "DIR",
+      description = "Where the plots and report.md go (default: ${DEFAULT-VALUE}).")
+  Path reportDir = Path.of("target", "bench-report");
+
+  @Option(
+      names = "--write-benchmarks-md",
+      paramLabel = "FILE",
+      description = "Replace each scenario's section of this BENCHMARKS.md with this run's.")
+  Path benchmarksMd;
+
+  private final PrintStream out;
+
+  BenchMain(PrintStream out) {
+    this.out = out;
+  }
+
+  public static void main(String[] args) {
+    System.setProperty("java.awt.headless", "true");
+    int exit = new CommandLine(new BenchMain(System.out)).execute(args);
+    // The stack's shutdown hook stops PostgreSQL and Kafka; client threads must not keep us up.
+    System.exit(exit);
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    Map<String, Scenario> all = scenarios();
+    List<Scenario> chosen = new ArrayList<>();
+    for (String id : only.isEmpty() ? List.copyOf(all.keySet()) : only) {
+      Scenario scenario = all.get(id.trim().toUpperCase());
+      if (scenario == null) {
+        throw new CommandLine.ParameterException(
+            new CommandLine(this), "unknown scenario '" + id + "'; known: " + all.keySet());
+      }
+      chosen.add(scenario);
+    }
+    Files.createDirectories(reportDir);
+    List<ScenarioResult> results = run(chosen);
+    StringBuilder report = new StringBuilder();
+    for (ScenarioResult result : results) {
+      report.append(section(result, quick)).append('\n');
+      if (benchmarksMd != null) {
+        BenchmarksMd.write(benchmarksMd, result.id(), section(withPlotsBeside(result), quick));
+      }
+    }
+    Files.writeString(reportDir.resolve("report.md"), report);
+    out.printf("%nReport: %s%n", reportDir.resolve("report.md").toAbsolutePath());
+    return results.size() == chosen.size() ? 0 : 1;
+  }
+
+  /** Runs each scenario; one that fails is reported and ends the run (the stack may be hurt). */
+  List<ScenarioResult> run(List<Scenario> chosen) {
+    Bench bench = new Bench(quick, reportDir, out);
+    List<ScenarioResult> results = new ArrayList<>();
+    for (Scenario scenario : chosen) {
+      out.printf("%n== %s: %s%s%n", scenario.id(), scenario.title(), quick ? " (quick)" : "");
+      long start = System.nanoTime();
+      try {
+        ScenarioResult result = scenario.run(bench);
+        out.printf(
+            "%n%s (%s)%n%s%n",
+            scenario.id(),
+            Duration.ofNanos(System.nanoTime() - start).toSeconds() + " s",
+            result.plainTable());
+        result.notes().forEach(note -> out.println("  " + note));
+        results.add(result);
+      } catch (Exception e) {
+        out.printf("%s failed: %s%n", scenario.id(), e);
+        e.printStackTrace(out);
+        break;
+      }
+    }
+    return results;
+  }
+
+  /** The plots copied to {@code docs/bench/} beside BENCHMARKS.md, linked from there. */
+  private ScenarioResult withPlotsBeside(ScenarioResult result) throws java.io.IOException {
+    Path root = benchmarksMd.toAbsolutePath().getParent();
+    Path dir = root.resolve("docs").resolve("bench");
+    Files.createDirectories(dir);
+    List<Path> linked = new ArrayList<>();
+    for (Path plot : result.plots()) {
+      Path copy = dir.resolve(plot.getFileName());
+      Files.copy(plot, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      linked.add(root.relativize(copy));
+    }
+    return new ScenarioResult(
+        result.id(),
+        result.title(),
+        result.workload(),
+        result.header(),
+        result.rows(),
+        result.notes(),
+        linked,
+        result.figures());
+  }
+
+  static String section(ScenarioResult result, boolean quick) {
+    StringBuilder md = new StringBuilder();
+    md.append("### ").append(result.id()).append(": ").append(result.title()).append("\n\n");
+    md.append("Run ")
+        .append(Instant.now().toString().substring(0, 16).replace('T', ' '))
+        .append(" UTC")
+        .append(quick ? " (quick mode: small, not a measurement to quote)" : "")
+        .append(" with `./mvnw -B -o -pl bench -am -Pbenchmark verify -DskipTests")
+        .append(" -Dbench.main=io.herald.bench.suite.BenchMain")
+        .append(" -Dbench.args='--scenario ")
+        .append(result.id())
+        .append(quick ? " --quick" : "")
+        .append("'`. ")
+        .append(result.workload())
+        .append("\n\n");
+    md.append(result.markdownTable()).append('\n');
+    for (String note : result.notes()) {
+      md.append("- ").append(note).append('\n');
+    }
+    for (Path plot : result.plots()) {
+      md.append("\n![").append(plot.getFileName()).append("](").append(plot).append(")\n");
+    }
+    return md.toString();
+  }
+}

@@ -1,0 +1,125 @@
+package io.herald.bench.suite;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * CPU time and memory of a process from {@code /proc} (Linux): what each benchmark prints per
+ * process. CPU counts the process and, where asked, its children: PostgreSQL's work is done by its
+ * backends, whose time moves into the postmaster's {@code cutime} when they exit.
+ */
+public final class ProcessStats {
+
+  /** Clock ticks per second of {@code /proc/<pid>/stat}'s times ({@code getconf CLK_TCK}). */
+  private static final long TICKS_PER_SECOND = ticksPerSecond();
+
+  private ProcessStats() {}
+
+  /** One reading of a process's CPU and memory. */
+  public record Sample(double cpuSeconds, long rssBytes, long peakRssBytes) {}
+
+  /**
+   * The process's CPU seconds (user and system, reaped children included) and memory, plus the CPU
+   * of its live descendants when {@code withDescendants}; empty when it has gone.
+   */
+  public static Optional<Sample> sample(long pid, boolean withDescendants) {
+    Optional<Double> own = cpuSeconds(pid, true);
+    if (own.isEmpty()) {
+      return Optional.empty();
+    }
+    double cpu = own.get();
+    if (withDescendants) {
+      List<Long> descendants = new ArrayList<>();
+      ProcessHandle.of(pid).ifPresent(p -> p.descendants().forEach(d -> descendants.add(d.pid())));
+      for (long child : descendants) {
+        // A child's reaped children are in its own cutime; a child reaped meanwhile is in ours.
+        cpu += cpuSeconds(child, false).orElse(0.0);
+      }
+    }
+    return Optional.of(new Sample(cpu, statusBytes(pid, "VmRSS:"), statusBytes(pid, "VmHWM:")));
+  }
+
+  /**
+   * The process's full command line, arguments separated by spaces; empty when it has gone. Read
+   * here because {@code ProcessHandle.Info} gives up on command lines over 4 KiB, which every JVM
+   * with the build's class path has.
+   */
+  public static Optional<String> commandLine(long pid) {
+    try {
+      byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline"));
+      return Optional.of(
+          new String(raw, java.nio.charset.StandardCharsets.UTF_8).replace('\0', ' '));
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read /proc/" + pid + "/cmdline", e);
+    }
+  }
+
+  /** The parent of {@code pid} ({@code /proc/<pid>/stat}'s fourth field). */
+  public static Optional<Long> parent(long pid) {
+    return statFields(pid).map(fields -> Long.parseLong(fields[1]));
+  }
+
+  private static Optional<Double> cpuSeconds(long pid, boolean withReapedChildren) {
+    return statFields(pid)
+        .map(
+            fields -> {
+              // After "pid (comm)": [0]=state [1]=ppid ... [11]=utime [12]=stime [13]=cutime
+              // [14]=cstime.
+              long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+              if (withReapedChildren) {
+                ticks += Long.parseLong(fields[13]) + Long.parseLong(fields[14]);
+              }
+              return ticks / (double) TICKS_PER_SECOND;
+            });
+  }
+
+  private static Optional<String[]> statFields(long pid) {
+    try {
+      String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+      // The command name may hold spaces and parentheses; the fields start after the last ')'.
+      return Optional.of(stat.substring(stat.lastIndexOf(')') + 2).trim().split(" "));
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read /proc/" + pid + "/stat", e);
+    }
+  }
+
+  private static long statusBytes(long pid, String field) {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+        if (line.startsWith(field)) {
+          // "VmRSS:    123456 kB"
+          return Long.parseLong(line.substring(field.length()).trim().split("\\s+")[0]) * 1024;
+        }
+      }
+      return 0;
+    } catch (NoSuchFileException e) {
+      return 0;
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read /proc/" + pid + "/status", e);
+    }
+  }
+
+  private static long ticksPerSecond() {
+    try {
+      Process getconf = new ProcessBuilder("getconf", "CLK_TCK").redirectErrorStream(true).start();
+      String out = new String(getconf.getInputStream().readAllBytes()).trim();
+      getconf.waitFor();
+      return Long.parseLong(out);
+    } catch (IOException | NumberFormatException e) {
+      // Every Linux this runs on uses 100; getconf is only missing on stripped images.
+      return 100;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return 100;
+    }
+  }
+}
