@@ -52,8 +52,8 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
   /** Ports one node binds: plain, controller, SASL, TLS (in this order in {@link #node}). */
   static final int PORTS_PER_NODE = 4;
 
-  /** The single broker's heap; a node of a larger cluster gets {@link Membership#heap()}. */
-  private static final String SINGLE_HEAP = "-Xmx512m";
+  /** The single broker's heap; a node of a larger cluster gets {@link Membership#jvmOptions()}. */
+  private static final List<String> SINGLE_JVM = List.of("-Xmx512m");
 
   /**
    * Where a node sits in its cluster.
@@ -61,14 +61,19 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
    * @param nodeId this node's {@code node.id}
    * @param quorumVoters {@code controller.quorum.voters}: every node, this one included
    * @param replicas replicas of every topic, internal ones included (the cluster's size)
-   * @param heap the child JVM's {@code -Xmx} option
+   * @param jvmOptions the child JVM's heap and JIT options
    */
-  record Membership(String clusterId, int nodeId, String quorumVoters, int replicas, String heap) {
+  record Membership(
+      String clusterId, int nodeId, String quorumVoters, int replicas, List<String> jvmOptions) {
+
+    Membership {
+      jvmOptions = List.copyOf(jvmOptions);
+    }
 
     /** A cluster of one: every internal topic has one replica. */
     static Membership single(int controllerPort) {
       return new Membership(
-          Uuid.randomUuid().toString(), 1, voter(1, controllerPort), 1, SINGLE_HEAP);
+          Uuid.randomUuid().toString(), 1, voter(1, controllerPort), 1, SINGLE_JVM);
     }
 
     /** With one replica nothing more can be in sync; with more, two (one broker may be down). */
@@ -265,7 +270,7 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
   private List<String> command() {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add(membership.heap());
+    command.addAll(membership.jvmOptions());
     command.add("-Xms64m");
     command.add("-XX:+UseSerialGC");
     command.add("-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));

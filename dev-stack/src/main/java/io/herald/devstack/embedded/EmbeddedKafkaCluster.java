@@ -50,7 +50,13 @@ import org.slf4j.LoggerFactory;
 public final class EmbeddedKafkaCluster implements KafkaBroker, AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(EmbeddedKafkaCluster.class);
-  private static final String NODE_HEAP = "-Xmx256m";
+
+  /**
+   * Each node's JVM options: a small heap; C1 only, since three brokers start (and restart, after a
+   * kill) on a machine the test's processes already load, and the JIT's C2 work is most of a
+   * broker's start-up CPU there.
+   */
+  private static final List<String> NODE_JVM = List.of("-Xmx256m", "-XX:TieredStopAtLevel=1");
 
   private final Map<Integer, EmbeddedKafkaBroker> nodes;
 
@@ -94,7 +100,7 @@ public final class EmbeddedKafkaCluster implements KafkaBroker, AutoCloseable {
           EmbeddedKafkaBroker.node(
               clusterDir.resolve("node-" + id),
               new EmbeddedKafkaBroker.Membership(
-                  clusterId, id, String.join(",", voters), size, NODE_HEAP),
+                  clusterId, id, String.join(",", voters), size, NODE_JVM),
               Arrays.copyOfRange(ports, from, from + EmbeddedKafkaBroker.PORTS_PER_NODE),
               certificate));
     }
