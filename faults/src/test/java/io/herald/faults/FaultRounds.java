@@ -2,6 +2,7 @@ package io.herald.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.herald.devstack.KafkaBroker;
 import io.herald.devstack.StackContext;
 import java.time.Duration;
 import java.util.List;
@@ -20,7 +21,13 @@ final class FaultRounds {
   private FaultRounds() {}
 
   static void runAndAssertEveryRoundHeld(StackContext stack, FaultClass fault) throws Exception {
-    List<RoundReport> reports = new FaultRunner(stack, fault, settings(), System.out).run();
+    runAndAssertEveryRoundHeld(stack, stack.stack().kafka(), fault);
+  }
+
+  /** As above, with the pipeline's Kafka on {@code kafka} (a cluster the IT started). */
+  static void runAndAssertEveryRoundHeld(StackContext stack, KafkaBroker kafka, FaultClass fault)
+      throws Exception {
+    List<RoundReport> reports = new FaultRunner(stack, kafka, fault, settings(), System.out).run();
     assertThat(reports).isNotEmpty();
     for (RoundReport report : reports) {
       assertThat(report.faults()).as(report.format()).isNotEmpty();
@@ -29,6 +36,14 @@ final class FaultRounds {
           .as(report.format())
           .startsWith("audit: lost=0 duplicate_remote_articles=0");
     }
+  }
+
+  /**
+   * The longest a broker kill keeps Kafka down: {@code -Dherald.faults.broker-down} seconds,
+   * default 5 (CI mode); the soak raises it.
+   */
+  static Duration brokerDown() {
+    return Duration.ofSeconds(Integer.getInteger("herald.faults.broker-down", 5));
   }
 
   private static FaultRunner.Settings settings() {
