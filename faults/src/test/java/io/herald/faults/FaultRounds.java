@@ -13,8 +13,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * CI mode) one short round; the soak runs many (RELIABILITY.md gives the command): {@code
  * -Dherald.faults.rounds} (default 1), {@code -Dherald.faults.seed} (the first round's seed; each
  * round prints its own), {@code -Dherald.faults.intents} (unique intents per round, default 150),
- * {@code -Dherald.faults.spread} (seconds the load of a round takes, default 15). Each IT class has
- * its own database, slot and topics.
+ * {@code -Dherald.faults.spread} (seconds the load of a round takes, default 15), {@code
+ * -Dherald.faults.broker-down} (F5: the longest a broker kill keeps Kafka down, default 5 s). Each
+ * IT class has its own database, slot and topics.
  */
 final class FaultRounds {
 
