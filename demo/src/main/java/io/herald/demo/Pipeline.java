@@ -198,6 +198,11 @@ public final class Pipeline implements AutoCloseable {
     return operatorToken;
   }
 
+  /** The addresses and names the processes were started with. */
+  public PipelineSettings settings() {
+    return settings;
+  }
+
   /** The running processes in order of start (writer, relay, consumer). */
   public synchronized List<ChildJvm> processes() {
     return List.copyOf(processes);

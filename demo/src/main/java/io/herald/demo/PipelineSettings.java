@@ -1,5 +1,6 @@
 package io.herald.demo;
 
+import io.herald.devstack.KafkaBroker;
 import io.herald.devstack.PostgresServer;
 import io.herald.devstack.StackContext;
 import java.net.URI;
@@ -53,6 +54,35 @@ public record PipelineSettings(
         stack.stack().postgres(),
         stack.database(),
         stack.bootstrapServers(),
+        stack.publication(),
+        stack.slot(),
+        publicationTopic,
+        deliveryTopic,
+        dlqTopic,
+        stack.topic("relay-offsets"),
+        stack.groupId("consumer"),
+        destinations.toString(),
+        configDir,
+        logDir);
+  }
+
+  /**
+   * As {@link #isolated(StackContext, URI, Path, Path)}, with Kafka on {@code kafka} instead of the
+   * stack's broker (a replicated cluster a test starts itself): the topics are created there, with
+   * the replicas {@code kafka} gives a new topic.
+   */
+  public static PipelineSettings isolated(
+      StackContext stack, KafkaBroker kafka, URI destinations, Path configDir, Path logDir) {
+    String publicationTopic = stack.topic("publication-events");
+    String deliveryTopic = stack.topic("delivery-events");
+    String dlqTopic = stack.topic("dlq");
+    kafka.createTopic(publicationTopic, 3);
+    kafka.createTopic(deliveryTopic, 3);
+    kafka.createTopic(dlqTopic, 1);
+    return new PipelineSettings(
+        stack.stack().postgres(),
+        stack.database(),
+        kafka.bootstrapServers(),
         stack.publication(),
         stack.slot(),
         publicationTopic,

@@ -14,8 +14,8 @@ import org.apache.kafka.clients.admin.NewTopic;
 /**
  * A Kafka broker in KRaft mode with topic auto-creation switched off: tests create their topics.
  *
- * <p>Thread-safe. {@link #stop()} and {@link #start()} keep the port and the log directory, so
- * records and committed offsets survive a restart.
+ * <p>Thread-safe. {@link #stop()} (or {@link #kill()}) and {@link #start()} keep the port and the
+ * log directory, so records and committed offsets survive a restart.
  */
 public interface KafkaBroker {
 
@@ -57,6 +57,16 @@ public interface KafkaBroker {
    * @throws IllegalStateException if the topic exists or the broker refuses or does not answer
    */
   default void createTopic(String name, int partitions) {
+    createTopic(name, partitions, (short) 1);
+  }
+
+  /**
+   * Creates a topic with {@code replicas} replicas of each partition and waits until the controller
+   * has accepted it.
+   *
+   * @throws IllegalStateException if the topic exists or the broker refuses or does not answer
+   */
+  default void createTopic(String name, int partitions, short replicas) {
     Map<String, Object> config =
         Map.of(
             AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
@@ -65,7 +75,7 @@ public interface KafkaBroker {
             (int) ADMIN_TIMEOUT.toMillis());
     try (Admin admin = Admin.create(config)) {
       admin
-          .createTopics(List.of(new NewTopic(name, partitions, (short) 1)))
+          .createTopics(List.of(new NewTopic(name, partitions, replicas)))
           .all()
           .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
@@ -77,7 +87,9 @@ public interface KafkaBroker {
               + name
               + "' with "
               + partitions
-              + " partitions on "
+              + " partitions of "
+              + replicas
+              + " replicas on "
               + bootstrapServers()
               + " failed",
           e);
@@ -89,4 +101,10 @@ public interface KafkaBroker {
 
   /** Starts the broker again on the same port and log directory. No-op when running. */
   void start();
+
+  /**
+   * Kills the broker with SIGKILL (no clean shutdown) and waits until it is gone; {@link #start()}
+   * then recovers its logs from the same directory. No-op when stopped.
+   */
+  void kill();
 }

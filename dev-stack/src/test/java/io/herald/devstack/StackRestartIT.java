@@ -73,4 +73,47 @@ class StackRestartIT {
     }
     assertEquals(List.of("before-restart"), values);
   }
+
+  @Test
+  void shouldKeepAcknowledgedRecordsWhenKafkaIsKilledAndStarted(StackContext stack)
+      throws Exception {
+    KafkaBroker kafka = stack.stack().kafka();
+    String topic = stack.topic("killed");
+    kafka.createTopic(topic, 1);
+    try (KafkaProducer<String, String> producer =
+        KafkaBrokerIT.producer(stack, Duration.ofSeconds(30))) {
+      producer.send(new ProducerRecord<>(topic, "k", "before-kill")).get(30, TimeUnit.SECONDS);
+    }
+
+    kafka.kill();
+    try {
+      assertThrows(
+          Exception.class,
+          () -> {
+            try (KafkaProducer<String, String> producer =
+                KafkaBrokerIT.producer(stack, Duration.ofSeconds(2))) {
+              producer
+                  .send(new ProducerRecord<>(topic, "k", "while-down"))
+                  .get(5, TimeUnit.SECONDS);
+            }
+          });
+    } finally {
+      // The other IT classes of this JVM share the broker.
+      kafka.start();
+    }
+
+    List<String> values = new ArrayList<>();
+    try (KafkaConsumer<String, String> consumer =
+        KafkaBrokerIT.consumer(stack, stack.groupId("killed"))) {
+      consumer.subscribe(List.of(topic));
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () -> {
+                consumer.poll(Duration.ofMillis(200)).forEach(r -> values.add(r.value()));
+                return !values.isEmpty();
+              });
+    }
+    assertEquals(List.of("before-kill"), values);
+  }
 }

@@ -24,6 +24,14 @@ interface FaultClass {
   }
 
   /**
+   * Figures of the injections since the last call (name to value, e.g. {@code peak_rss_relay_mib}),
+   * printed in the round's report; the runner calls it once per round, after the load.
+   */
+  default Map<String, String> figures() {
+    return Map.of();
+  }
+
+  /**
    * Injects one fault and heals it before returning.
    *
    * @return a short description of the injection for the report, e.g. {@code "kill relay (down 1.2

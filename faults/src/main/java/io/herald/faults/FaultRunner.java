@@ -5,6 +5,7 @@ import io.herald.common.json.Json;
 import io.herald.demo.Pipeline;
 import io.herald.demo.PipelineSettings;
 import io.herald.demo.Showcase;
+import io.herald.devstack.KafkaBroker;
 import io.herald.devstack.StackContext;
 import io.herald.devstack.process.HeraldCommandLine;
 import io.herald.devstack.simulator.Article;
@@ -16,6 +17,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -68,13 +70,21 @@ final class FaultRunner {
           + "   AND (a.outcome = 'uncertain' OR a.kind = 'LOOKUP')))";
 
   private final StackContext stack;
+  private final KafkaBroker kafka;
   private final FaultClass fault;
   private final Settings settings;
   private final PrintStream out;
   private final Path workDir;
 
   FaultRunner(StackContext stack, FaultClass fault, Settings settings, PrintStream out) {
+    this(stack, stack.stack().kafka(), fault, settings, out);
+  }
+
+  /** As above, with the pipeline's Kafka on {@code kafka} instead of the stack's broker. */
+  FaultRunner(
+      StackContext stack, KafkaBroker kafka, FaultClass fault, Settings settings, PrintStream out) {
     this.stack = stack;
+    this.kafka = kafka;
     this.fault = fault;
     this.settings = settings;
     this.out = out;
@@ -93,7 +103,7 @@ final class FaultRunner {
     try (DestinationSimulator simulator = Showcase.startSimulator()) {
       PipelineSettings pipelineSettings =
           PipelineSettings.isolated(
-              stack, simulator.baseUri(), configDir(), workDir.resolve("logs"));
+              stack, kafka, simulator.baseUri(), configDir(), workDir.resolve("logs"));
       try (Pipeline pipeline = Pipeline.start(pipelineSettings, overrides)) {
         Round context =
             new Round(
@@ -102,7 +112,7 @@ final class FaultRunner {
                 pipelineSettings,
                 new Observations(
                     stack.dataSource(),
-                    stack.bootstrapServers(),
+                    kafka.bootstrapServers(),
                     pipelineSettings.publicationTopic()),
                 new HeraldCommandLine(workDir.resolve("herald"), Duration.ofMinutes(3)));
         for (int round = 1; round <= settings.rounds(); round++) {
@@ -153,6 +163,7 @@ final class FaultRunner {
           fault.id(), round, seed, settings.intents(), repeats.size());
 
       SteadyLoad load = new SteadyLoad(pipeline.writerUri(), requests, CLIENTS, settings.spread());
+      Instant loadStart = Instant.now();
       load.start();
       long healed;
       do {
@@ -177,6 +188,8 @@ final class FaultRunner {
                 + " of the last heal; last "
                 + observations.progress(prefix));
       }
+      report.longestStall(observations.longestArrivalGap(prefix, loadStart));
+      report.figures(fault.figures());
       report.needsReconciliation(quiet.get().needsReconciliation());
       report.uncertain(uncertainItems(prefix));
       List<Checker.RemoteArticle> articles = remoteArticles();

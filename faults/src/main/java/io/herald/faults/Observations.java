@@ -9,6 +9,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -56,6 +59,18 @@ final class Observations {
           + " count(*) FILTER (WHERE state = 'NEEDS_RECONCILIATION')"
           + " FROM consumer.delivery d WHERE d.article_id LIKE ?";
 
+  /**
+   * The longest gap, in milliseconds, between consecutive arrivals of the round's events at the
+   * consumer, counted from the start of the load: each delivery is created in the transaction that
+   * takes its event from Kafka into the inbox, so {@code created_at} (the transaction's start) is
+   * when the event arrived.
+   */
+  private static final String LONGEST_ARRIVAL_GAP =
+      "SELECT coalesce(max(gap), 0) FROM (SELECT extract(epoch FROM"
+          + " t - lag(t) OVER (ORDER BY t)) * 1000 AS gap FROM ("
+          + "   SELECT created_at AS t FROM consumer.delivery WHERE article_id LIKE ?"
+          + "   UNION ALL SELECT ?::timestamptz) arrivals) gaps";
+
   /** The round's counts at one moment. */
   record Progress(
       int jobs, int settled, int blocked, int published, int uncertain, int needsReconciliation) {
@@ -79,6 +94,22 @@ final class Observations {
     this.database = database;
     this.bootstrapServers = bootstrapServers;
     this.publicationTopic = publicationTopic;
+  }
+
+  /**
+   * The longest stall of the round so far: the longest time without an event of the round arriving
+   * at the consumer, from {@code loadStart} to the last arrival.
+   */
+  Duration longestArrivalGap(String articlePrefix, Instant loadStart) throws SQLException {
+    try (Connection connection = database.getConnection();
+        PreparedStatement select = connection.prepareStatement(LONGEST_ARRIVAL_GAP)) {
+      select.setString(1, articlePrefix + "%");
+      select.setObject(2, OffsetDateTime.ofInstant(loadStart, ZoneOffset.UTC));
+      try (ResultSet row = select.executeQuery()) {
+        row.next();
+        return Duration.ofMillis(Math.round(row.getDouble(1)));
+      }
+    }
   }
 
   Progress progress(String articlePrefix) throws SQLException {

@@ -3,6 +3,8 @@ package io.herald.faults;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The figures of one round: its seed, the faults injected, what {@link Checker} and {@code herald
@@ -17,6 +19,9 @@ import java.util.List;
  * @param resolved items the operator settled with {@code herald deliveries resolve}
  * @param checked null when the round failed before the check
  * @param failure why the round could not finish, or null
+ * @param longestStall the longest time without one of the round's events arriving at the consumer
+ *     (its deliveries' creation), from the start of the load to the last arrival
+ * @param figures the fault class's own figures ({@link FaultClass#figures()})
  */
 record RoundReport(
     String scenario,
@@ -33,10 +38,13 @@ record RoundReport(
     int auditExit,
     String auditSummary,
     Duration recovery,
-    String failure) {
+    String failure,
+    Duration longestStall,
+    Map<String, String> figures) {
 
   RoundReport {
     faults = List.copyOf(faults);
+    figures = Map.copyOf(figures);
     ambiguousNotParked = List.copyOf(ambiguousNotParked);
   }
 
@@ -63,7 +71,8 @@ record RoundReport(
               "  intents=%d published=%d lost=%d kafka_duplicates=%d duplicate_effects=%d"
                   + " duplicate_remote_articles=%d duplicate_remote_articles_neither=%d"
                   + " uncertain=%d needs_reconciliation=%d ambiguous_not_parked=%d resolved=%d"
-                  + " order_violations=%d unexpected_answers=%d resent=%d recovery=%.1fs%n",
+                  + " order_violations=%d unexpected_answers=%d resent=%d recovery=%.1fs"
+                  + " longest_stall=%.1fs%n",
               checked.intents(),
               checked.published(),
               checked.lost(),
@@ -78,8 +87,14 @@ record RoundReport(
               checked.orderViolations(),
               unexpectedAnswers,
               resent,
-              recovery.toMillis() / 1000.0));
+              recovery.toMillis() / 1000.0,
+              longestStall.toMillis() / 1000.0));
       checked.examples().forEach(e -> text.append("  VIOLATION ").append(e).append('\n'));
+    }
+    if (!figures.isEmpty()) {
+      text.append("  figures:");
+      new TreeMap<>(figures).forEach((k, v) -> text.append(' ').append(k).append('=').append(v));
+      text.append('\n');
     }
     ambiguousNotParked.forEach(a -> text.append("  AMBIGUOUS NOT PARKED ").append(a).append('\n'));
     if (auditSummary != null) {
@@ -100,10 +115,12 @@ record RoundReport(
     int needsReconciliation = 0;
     int orderViolations = 0;
     long worst = 0;
+    long longestStall = 0;
     List<Long> failed = new ArrayList<>();
     for (RoundReport report : reports) {
       faults += report.faults().size();
       worst = Math.max(worst, report.recovery() == null ? 0 : report.recovery().toMillis());
+      longestStall = Math.max(longestStall, report.longestStall().toMillis());
       if (report.checked() != null) {
         intents += report.checked().intents();
         lost += report.checked().lost();
@@ -121,7 +138,7 @@ record RoundReport(
     return String.format(
         "%s total: rounds=%d faults=%d intents=%d lost=%d kafka_duplicates=%d"
             + " duplicate_remote_articles=%d needs_reconciliation=%d order_violations=%d"
-            + " max_recovery=%.1fs failed_seeds=%s",
+            + " max_recovery=%.1fs max_longest_stall=%.1fs failed_seeds=%s",
         scenario,
         reports.size(),
         faults,
@@ -132,6 +149,7 @@ record RoundReport(
         needsReconciliation,
         orderViolations,
         worst / 1000.0,
+        longestStall / 1000.0,
         failed);
   }
 
@@ -151,6 +169,8 @@ record RoundReport(
     private int auditExit = -1;
     private String auditSummary;
     private Duration recovery = Duration.ZERO;
+    private Duration longestStall = Duration.ZERO;
+    private Map<String, String> figures = Map.of();
 
     Builder(String scenario, int round, long seed) {
       this.scenario = scenario;
@@ -203,6 +223,14 @@ record RoundReport(
       recovery = duration;
     }
 
+    void longestStall(Duration gap) {
+      longestStall = gap;
+    }
+
+    void figures(Map<String, String> values) {
+      figures = values;
+    }
+
     RoundReport failed(String failure) {
       return build(failure);
     }
@@ -227,7 +255,9 @@ record RoundReport(
           auditExit,
           auditSummary,
           recovery,
-          failure);
+          failure,
+          longestStall,
+          figures);
     }
   }
 }

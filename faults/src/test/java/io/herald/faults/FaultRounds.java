@@ -2,6 +2,7 @@ package io.herald.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.herald.devstack.KafkaBroker;
 import io.herald.devstack.StackContext;
 import java.time.Duration;
 import java.util.List;
@@ -12,15 +13,22 @@ import java.util.concurrent.ThreadLocalRandom;
  * CI mode) one short round; the soak runs many (RELIABILITY.md gives the command): {@code
  * -Dherald.faults.rounds} (default 1), {@code -Dherald.faults.seed} (the first round's seed; each
  * round prints its own), {@code -Dherald.faults.intents} (unique intents per round, default 150),
- * {@code -Dherald.faults.spread} (seconds the load of a round takes, default 15). Each IT class has
- * its own database, slot and topics.
+ * {@code -Dherald.faults.spread} (seconds the load of a round takes, default 15), {@code
+ * -Dherald.faults.broker-down} (F5: the longest a broker kill keeps Kafka down, default 5 s). Each
+ * IT class has its own database, slot and topics.
  */
 final class FaultRounds {
 
   private FaultRounds() {}
 
   static void runAndAssertEveryRoundHeld(StackContext stack, FaultClass fault) throws Exception {
-    List<RoundReport> reports = new FaultRunner(stack, fault, settings(), System.out).run();
+    runAndAssertEveryRoundHeld(stack, stack.stack().kafka(), fault);
+  }
+
+  /** As above, with the pipeline's Kafka on {@code kafka} (a cluster the IT started). */
+  static void runAndAssertEveryRoundHeld(StackContext stack, KafkaBroker kafka, FaultClass fault)
+      throws Exception {
+    List<RoundReport> reports = new FaultRunner(stack, kafka, fault, settings(), System.out).run();
     assertThat(reports).isNotEmpty();
     for (RoundReport report : reports) {
       assertThat(report.faults()).as(report.format()).isNotEmpty();
@@ -29,6 +37,14 @@ final class FaultRounds {
           .as(report.format())
           .startsWith("audit: lost=0 duplicate_remote_articles=0");
     }
+  }
+
+  /**
+   * The longest a broker kill keeps Kafka down: {@code -Dherald.faults.broker-down} seconds,
+   * default 5 (CI mode); the soak raises it.
+   */
+  static Duration brokerDown() {
+    return Duration.ofSeconds(Integer.getInteger("herald.faults.broker-down", 5));
   }
 
   private static FaultRunner.Settings settings() {

@@ -63,6 +63,15 @@ final class ContainerKafkaBroker implements KafkaBroker {
     running = true;
   }
 
+  @Override
+  public synchronized void kill() {
+    if (!running) {
+      return;
+    }
+    DockerContainers.signalAndAwaitExit(container.getContainerId(), "KILL");
+    running = false;
+  }
+
   synchronized void close() {
     container.stop();
     running = false;

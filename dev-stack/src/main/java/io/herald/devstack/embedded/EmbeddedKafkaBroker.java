@@ -30,9 +30,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Apache Kafka (the {@code kafka_2.13} artifact of the build) in KRaft mode, one combined broker
- * and controller, run as a child JVM with this JVM's class path. It starts its JVM itself rather
- * than through {@link ChildJvm}: it runs in the broker's directory, appends to one log across
- * restarts, and keeps its standard input as the pipe the child watches to exit with this JVM.
+ * and controller, run as a child JVM with this JVM's class path: the dev stack's single broker (a
+ * cluster of one, {@link #start(Path)}), or one node of an {@link EmbeddedKafkaCluster}. It starts
+ * its JVM itself rather than through {@link ChildJvm}: it runs in the broker's directory, appends
+ * to one log across restarts, and keeps its standard input as the pipe the child watches to exit
+ * with this JVM.
  *
  * <p>Why a child JVM and not {@code KafkaRaftServer} in-process: a restart must behave like a real
  * one (the in-process server leaves static metrics and threads behind and shares the test JVM's 1
@@ -47,19 +49,54 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
   private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(30);
   private static final String HOST = "127.0.0.1";
 
+  /** Ports one node binds: plain, controller, SASL, TLS (in this order in {@link #node}). */
+  static final int PORTS_PER_NODE = 4;
+
+  /** The single broker's heap; a node of a larger cluster gets {@link Membership#jvmOptions()}. */
+  private static final List<String> SINGLE_JVM = List.of("-Xmx512m");
+
+  /**
+   * Where a node sits in its cluster.
+   *
+   * @param nodeId this node's {@code node.id}
+   * @param quorumVoters {@code controller.quorum.voters}: every node, this one included
+   * @param replicas replicas of every topic, internal ones included (the cluster's size)
+   * @param jvmOptions the child JVM's heap and JIT options
+   */
+  record Membership(
+      String clusterId, int nodeId, String quorumVoters, int replicas, List<String> jvmOptions) {
+
+    Membership {
+      jvmOptions = List.copyOf(jvmOptions);
+    }
+
+    /** A cluster of one: every internal topic has one replica. */
+    static Membership single(int controllerPort) {
+      return new Membership(
+          Uuid.randomUuid().toString(), 1, voter(1, controllerPort), 1, SINGLE_JVM);
+    }
+
+    /** With one replica nothing more can be in sync; with more, two (one broker may be down). */
+    int minInsyncReplicas() {
+      return Math.min(2, replicas);
+    }
+  }
+
   private final Path directory;
   private final Path configFile;
   private final Path logFile;
-  private final String clusterId;
+  private final Membership membership;
   private final int port;
   private final int controllerPort;
   private final int saslPort;
   private final int tlsPort;
   private final SelfSignedCertificate certificate;
   private Process process;
+  private long launched;
 
   private EmbeddedKafkaBroker(
       Path directory,
+      Membership membership,
       int port,
       int controllerPort,
       int saslPort,
@@ -68,7 +105,7 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
     this.directory = directory;
     this.configFile = directory.resolve("server.properties");
     this.logFile = directory.resolve("server.log");
-    this.clusterId = Uuid.randomUuid().toString();
+    this.membership = membership;
     this.port = port;
     this.controllerPort = controllerPort;
     this.saslPort = saslPort;
@@ -77,18 +114,42 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
   }
 
   static EmbeddedKafkaBroker start(Path directory) {
-    int[] ports = FreePort.distinct(4);
+    int[] ports = FreePort.distinct(PORTS_PER_NODE);
+    EmbeddedKafkaBroker broker =
+        node(directory, Membership.single(ports[1]), ports, SelfSignedCertificate.forLocalhost());
+    broker.start();
+    return broker;
+  }
+
+  /**
+   * A node of a cluster, its configuration written to {@code directory}, not started: {@code ports}
+   * are its plain, controller, SASL and TLS ports ({@link #PORTS_PER_NODE}).
+   */
+  static EmbeddedKafkaBroker node(
+      Path directory, Membership membership, int[] ports, SelfSignedCertificate certificate) {
     EmbeddedKafkaBroker broker =
         new EmbeddedKafkaBroker(
-            directory,
+            // The child runs in its directory: the paths it is given must be absolute.
+            directory.toAbsolutePath(),
+            membership,
             ports[0],
             ports[1],
             ports[2],
             ports[3],
-            SelfSignedCertificate.forLocalhost());
+            certificate);
     broker.writeConfig();
-    broker.start();
     return broker;
+  }
+
+  int nodeId() {
+    return membership.nodeId();
+  }
+
+  /**
+   * {@code <id>@<host>:<controller port>}, this node's entry in {@code controller.quorum.voters}.
+   */
+  static String voter(int nodeId, int controllerPort) {
+    return nodeId + "@" + HOST + ":" + controllerPort;
   }
 
   @Override
@@ -108,10 +169,23 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
 
   @Override
   public synchronized void start() {
-    if (process != null && process.isAlive()) {
+    if (isRunning()) {
       return;
     }
-    long started = System.nanoTime();
+    launch();
+    awaitStarted();
+  }
+
+  synchronized boolean isRunning() {
+    return process != null && process.isAlive();
+  }
+
+  /**
+   * Starts the child JVM without waiting for it: the nodes of a cluster answer only once a quorum
+   * of controllers runs, so {@link EmbeddedKafkaCluster} launches them all before it waits.
+   */
+  synchronized void launch() {
+    launched = System.nanoTime();
     ProcessBuilder builder =
         new ProcessBuilder(command())
             .directory(directory.toFile())
@@ -123,14 +197,45 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
     } catch (IOException e) {
       throw new UncheckedIOException("starting the Kafka child JVM failed: " + command(), e);
     }
+  }
+
+  /** Waits until the {@link #launch launched} JVM answers, or fails with its log's tail. */
+  synchronized void awaitStarted() {
     awaitReady();
     StartupReport.print(
         LOG,
-        "Kafka 4.3.1 (KRaft, child JVM pid %d) ready on %s in %d ms (logs %s)",
+        "Kafka 4.3.1 (KRaft, node %d, child JVM pid %d) ready on %s in %d ms (logs %s)",
+        membership.nodeId(),
         process.pid(),
         bootstrapServers(),
-        Duration.ofNanos(System.nanoTime() - started).toMillis(),
+        Duration.ofNanos(System.nanoTime() - launched).toMillis(),
         logFile);
+  }
+
+  /**
+   * SIGKILL: no shutdown hook, no clean shutdown; waits until the JVM is gone. The next {@link
+   * #start()} recovers the logs left as they were, on the same directory and port.
+   */
+  @Override
+  public synchronized void kill() {
+    if (process == null) {
+      return;
+    }
+    Process killed = process;
+    process = null;
+    killed.destroyForcibly();
+    try {
+      if (!killed.waitFor(SHUTDOWN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+        throw new IllegalStateException(
+            "Kafka (pid " + killed.pid() + ") still runs " + SHUTDOWN_TIMEOUT + " after SIGKILL");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while killing Kafka", e);
+    } finally {
+      closeQuietlyLogged(killed.getOutputStream());
+    }
+    LOG.info("Kafka node {} on {} killed (SIGKILL)", membership.nodeId(), bootstrapServers());
   }
 
   @Override
@@ -165,7 +270,7 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
   private List<String> command() {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Xmx512m");
+    command.addAll(membership.jvmOptions());
     command.add("-Xms64m");
     command.add("-XX:+UseSerialGC");
     command.add("-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));
@@ -176,15 +281,15 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
     command.add(ChildJvm.currentClassPath());
     command.add(KafkaServerMain.class.getName());
     command.add(configFile.toString());
-    command.add(clusterId);
+    command.add(membership.clusterId());
     return command;
   }
 
   private Map<String, String> settings() {
     Map<String, String> s = new LinkedHashMap<>();
     s.put("process.roles", "broker,controller");
-    s.put("node.id", "1");
-    s.put("controller.quorum.voters", "1@" + HOST + ":" + controllerPort);
+    s.put("node.id", Integer.toString(membership.nodeId()));
+    s.put("controller.quorum.voters", membership.quorumVoters());
     // Clients' listeners: plain, SASL/PLAIN and TLS, each advertised as it is bound.
     String clientListeners =
         String.join(
@@ -215,16 +320,18 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
     s.put("log.dirs", directory.resolve("logs").toString());
     // Tests create their topics; a typo must fail, not create a topic.
     s.put("auto.create.topics.enable", "false");
-    // One broker: every internal topic has one replica.
-    s.put("offsets.topic.replication.factor", "1");
+    // Every topic, internal ones included, on every node; with more than one, two in sync.
+    String replicas = Integer.toString(membership.replicas());
+    String minInsync = Integer.toString(membership.minInsyncReplicas());
+    s.put("offsets.topic.replication.factor", replicas);
     s.put("offsets.topic.num.partitions", "5");
-    s.put("transaction.state.log.replication.factor", "1");
-    s.put("transaction.state.log.min.isr", "1");
+    s.put("transaction.state.log.replication.factor", replicas);
+    s.put("transaction.state.log.min.isr", minInsync);
     s.put("transaction.state.log.num.partitions", "5");
-    s.put("share.coordinator.state.topic.replication.factor", "1");
-    s.put("share.coordinator.state.topic.min.isr", "1");
-    s.put("default.replication.factor", "1");
-    s.put("min.insync.replicas", "1");
+    s.put("share.coordinator.state.topic.replication.factor", replicas);
+    s.put("share.coordinator.state.topic.min.isr", minInsync);
+    s.put("default.replication.factor", replicas);
+    s.put("min.insync.replicas", minInsync);
     s.put("num.partitions", "1");
     // A consumer group's first member gets its partitions at once, not after 3 s.
     s.put("group.initial.rebalance.delay.ms", "0");
