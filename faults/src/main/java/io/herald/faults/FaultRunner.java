@@ -165,6 +165,9 @@ final class FaultRunner {
       List<SteadyLoad.Answer> answers = load.await(settings.settleTimeout());
       report.unexpectedAnswers(load.unexpected());
       report.resent(load.resent());
+      report.figure("writer_503", load.unavailable());
+      report.figure("no_answer_in_10s", load.timedOut());
+      report.fault(fault.endRound());
 
       Optional<Observations.Progress> quiet =
           await(p -> p.quiescent(settings.intents()), prefix, healed);

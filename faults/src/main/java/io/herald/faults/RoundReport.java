@@ -2,7 +2,10 @@ package io.herald.faults;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The figures of one round: its seed, the faults injected, what {@link Checker} and {@code herald
@@ -17,6 +20,9 @@ import java.util.List;
  * @param resolved items the operator settled with {@code herald deliveries resolve}
  * @param checked null when the round failed before the check
  * @param failure why the round could not finish, or null
+ * @param figures what the load and the fault class measured besides the checker's counts, by name
+ *     ({@code writer_503}, {@code max_slot_readers}...), in the order recorded
+ * @param violations the fault class's own invariants that the round broke, named (empty: held)
  */
 record RoundReport(
     String scenario,
@@ -33,11 +39,20 @@ record RoundReport(
     int auditExit,
     String auditSummary,
     Duration recovery,
-    String failure) {
+    String failure,
+    Map<String, Long> figures,
+    List<String> violations) {
 
   RoundReport {
     faults = List.copyOf(faults);
     ambiguousNotParked = List.copyOf(ambiguousNotParked);
+    figures = Collections.unmodifiableMap(new LinkedHashMap<>(figures));
+    violations = List.copyOf(violations);
+  }
+
+  /** The figure named {@code name}, 0 when none was recorded. */
+  long figure(String name) {
+    return figures.getOrDefault(name, 0L);
   }
 
   /** Every invariant held and the audit passed. */
@@ -47,6 +62,7 @@ record RoundReport(
         && checked.clean()
         && ambiguousNotParked.isEmpty()
         && unexpectedAnswers == 0
+        && violations.isEmpty()
         && auditExit == 0;
   }
 
@@ -82,6 +98,12 @@ record RoundReport(
       checked.examples().forEach(e -> text.append("  VIOLATION ").append(e).append('\n'));
     }
     ambiguousNotParked.forEach(a -> text.append("  AMBIGUOUS NOT PARKED ").append(a).append('\n'));
+    if (!figures.isEmpty()) {
+      text.append(" ");
+      figures.forEach((name, value) -> text.append(' ').append(name).append('=').append(value));
+      text.append('\n');
+    }
+    violations.forEach(v -> text.append("  VIOLATION ").append(v).append('\n'));
     if (auditSummary != null) {
       text.append("  herald audit (exit ").append(auditExit).append("): ").append(auditSummary);
       text.append('\n');
@@ -151,6 +173,8 @@ record RoundReport(
     private int auditExit = -1;
     private String auditSummary;
     private Duration recovery = Duration.ZERO;
+    private final Map<String, Long> figures = new LinkedHashMap<>();
+    private final List<String> violations = new ArrayList<>();
 
     Builder(String scenario, int round, long seed) {
       this.scenario = scenario;
@@ -203,6 +227,15 @@ record RoundReport(
       recovery = duration;
     }
 
+    void figure(String name, long value) {
+      figures.put(name, value);
+    }
+
+    void fault(FaultClass.RoundChecks checks) {
+      figures.putAll(checks.figures());
+      violations.addAll(checks.violations());
+    }
+
     RoundReport failed(String failure) {
       return build(failure);
     }
@@ -227,7 +260,9 @@ record RoundReport(
           auditExit,
           auditSummary,
           recovery,
-          failure);
+          failure,
+          figures,
+          violations);
     }
   }
 }

@@ -19,7 +19,9 @@ final class FaultRounds {
 
   private FaultRounds() {}
 
-  static void runAndAssertEveryRoundHeld(StackContext stack, FaultClass fault) throws Exception {
+  /** Runs the rounds and asserts each held; returns their reports for a class's own checks. */
+  static List<RoundReport> runAndAssertEveryRoundHeld(StackContext stack, FaultClass fault)
+      throws Exception {
     List<RoundReport> reports = new FaultRunner(stack, fault, settings(), System.out).run();
     assertThat(reports).isNotEmpty();
     for (RoundReport report : reports) {
@@ -29,6 +31,7 @@ final class FaultRounds {
           .as(report.format())
           .startsWith("audit: lost=0 duplicate_remote_articles=0");
     }
+    return reports;
   }
 
   private static FaultRunner.Settings settings() {
