@@ -330,7 +330,7 @@ final class FaultRunner {
   }
 
   /** The checkout's shipped files: connect-config/ in the first directory above that has one. */
-  private static Path configDir() {
+  static Path configDir() {
     Path dir = Path.of("").toAbsolutePath();
     while (dir != null && !dir.resolve("connect-config").toFile().isDirectory()) {
       dir = dir.getParent();
