@@ -113,7 +113,7 @@ final class BulkOutbox {
     this.settings = settings;
     this.pipeline = pipeline;
     this.random = new Random(seed);
-    this.prefix = "f11-" + Long.toHexString(seed) + "-";
+    this.prefix = "bulk-" + Long.toHexString(seed) + "-";
     this.timeout = timeout;
     this.out = out;
   }
@@ -198,25 +198,44 @@ final class BulkOutbox {
   Result bigTransaction(int rows) throws Exception {
     List<PublicationJob> jobs = jobs("bigtx", rows);
     List<OutboxEvent> events = events(jobs);
-    return phase(
-        "one transaction of " + rows + " rows",
-        events,
-        connection -> {
-          try (PreparedStatement insert = connection.prepareStatement(JobStore.INSERT_JOB)) {
-            for (PublicationJob job : jobs) {
-              bindJob(insert, 1, job);
-              insert.addBatch();
-            }
-            insert.executeBatch();
-          }
-          try (PreparedStatement insert = connection.prepareStatement(OutboxWriter.INSERT)) {
-            for (OutboxEvent event : events) {
-              bindEvent(insert, 1, event);
-              insert.addBatch();
-            }
-            insert.executeBatch();
-          }
-        });
+    return phase("one transaction of " + rows + " rows", events, batched(jobs, events));
+  }
+
+  /**
+   * Writes {@code rows} jobs and events in one transaction as {@link #bigTransaction} does, and
+   * nothing else (no kill, no check): a backlog for the relay to hold when another fault lands.
+   */
+  void write(String phase, int rows) throws Exception {
+    List<PublicationJob> jobs = jobs(phase, rows);
+    inTransaction(batched(jobs, events(jobs)));
+  }
+
+  private static Write batched(List<PublicationJob> jobs, List<OutboxEvent> events) {
+    return connection -> {
+      try (PreparedStatement insert = connection.prepareStatement(JobStore.INSERT_JOB)) {
+        for (PublicationJob job : jobs) {
+          bindJob(insert, 1, job);
+          insert.addBatch();
+        }
+        insert.executeBatch();
+      }
+      try (PreparedStatement insert = connection.prepareStatement(OutboxWriter.INSERT)) {
+        for (OutboxEvent event : events) {
+          bindEvent(insert, 1, event);
+          insert.addBatch();
+        }
+        insert.executeBatch();
+      }
+    };
+  }
+
+  private void inTransaction(Write write) throws Exception {
+    try (Connection connection =
+        DriverManager.getConnection(stack.jdbcUrl(), stack.user(), stack.password())) {
+      connection.setAutoCommit(false);
+      write.to(connection);
+      connection.commit();
+    }
   }
 
   private interface Write {
@@ -226,12 +245,7 @@ final class BulkOutbox {
   private Result phase(String name, List<OutboxEvent> events, Write write) throws Exception {
     long published = metric(PUBLISHED);
     long started = System.nanoTime();
-    try (Connection connection =
-        DriverManager.getConnection(stack.jdbcUrl(), stack.user(), stack.password())) {
-      connection.setAutoCommit(false);
-      write.to(connection);
-      connection.commit();
-    }
+    inTransaction(write);
     long wrote = Duration.ofNanos(System.nanoTime() - started).toMillis();
     int share = 10 + random.nextInt(81);
     long target = published + (long) events.size() * share / 100;

@@ -67,6 +67,10 @@ final class RelayFreeze implements FaultClass {
   private static final Duration SAMPLE_EVERY = Duration.ofMillis(100);
   private static final Duration SETTLE = Duration.ofSeconds(1);
   private static final Duration TAKEOVER_TIMEOUT = Duration.ofSeconds(120);
+
+  /** Rows committed just before each SIGSTOP (dest-a: the consumer delivers them in seconds). */
+  private static final int BURST_ROWS = 1000;
+
   private static final int MIN_EXTRA_FROZEN_MILLIS = 500;
   private static final int MAX_EXTRA_FROZEN_MILLIS = 4000;
 
@@ -81,6 +85,8 @@ final class RelayFreeze implements FaultClass {
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   private boolean standbyStarted;
+  private BulkOutbox burst;
+  private int bursts;
   private int maxReaders;
   private int readerChanges;
   private long maxTakeoverMillis;
@@ -114,6 +120,8 @@ final class RelayFreeze implements FaultClass {
     if (!standbyStarted) {
       pipeline.startStandbyRelay(STANDBY);
       standbyStarted = true;
+      burst =
+          new BulkOutbox(stack, null, pipeline, random.nextLong(), TAKEOVER_TIMEOUT, System.out);
     }
     await(pipeline, "one relay streaming", p -> streamingRelay(p).isPresent());
     String active = streamingRelay(pipeline).orElseThrow();
@@ -129,6 +137,9 @@ final class RelayFreeze implements FaultClass {
     Map<TopicPartition, Long> before;
     long oldProducer;
     try (Admin admin = admin()) {
+      // A backlog the frozen relay holds in memory (engine queue, batches in flight) when it stops:
+      // what it could publish after its SIGCONT.
+      burst.write("f2-burst-" + (++bursts), BURST_ROWS);
       long stopped = System.nanoTime();
       frozen.signal("STOP");
       try {
