@@ -20,6 +20,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
 import org.postgresql.ds.PGSimpleDataSource;
 
@@ -43,8 +44,18 @@ public final class Pipeline implements AutoCloseable {
   /** The writer's and the consumer's JVM options: a modest heap on a machine shared with all. */
   private static final List<String> SERVICE_JVM = List.of("-Xmx384m", "-XX:+UseSerialGC");
 
-  /** How each process was started, by name: what {@link #restart(String)} starts again. */
-  private record Launch(String mainClass, Map<String, String> env, List<String> jvm, URI health) {}
+  /**
+   * How each process was started, by name: what {@link #restart(String)} starts again; {@code
+   * files} names its property and logging files ({@code <files>.properties}, {@code
+   * logback-<files>.xml}), the process's own name when null.
+   */
+  private record Launch(
+      String mainClass, Map<String, String> env, List<String> jvm, URI health, String files) {
+
+    Launch(String mainClass, Map<String, String> env, List<String> jvm, URI health) {
+      this(mainClass, env, jvm, health, null);
+    }
+  }
 
   private final List<ChildJvm> processes;
   private final Map<String, Launch> launches;
@@ -65,11 +76,12 @@ public final class Pipeline implements AutoCloseable {
       String operatorToken,
       Map<String, String> cliEnv) {
     this.processes = new ArrayList<>(processes);
-    this.launches = Map.copyOf(launches);
+    // Mutable: a standby relay may join later (startStandbyRelay).
+    this.launches = new ConcurrentHashMap<>(launches);
     this.settings = settings;
     this.writerUri = writerUri;
     this.consumerOpsUri = consumerOpsUri;
-    this.metricsUris = metricsUris;
+    this.metricsUris = new ConcurrentHashMap<>(metricsUris);
     this.operatorToken = operatorToken;
     this.cliEnv = Map.copyOf(cliEnv);
   }
@@ -161,10 +173,11 @@ public final class Pipeline implements AutoCloseable {
   /** {@code name} on this JVM's class path with {@code <name>.properties}, logging to its file. */
   private static ChildJvm launch(PipelineSettings settings, String name, Launch launch)
       throws IOException {
-    Path config = settings.configDir().resolve(name + ".properties").toAbsolutePath();
+    String files = launch.files() == null ? name : launch.files();
+    Path config = settings.configDir().resolve(files + ".properties").toAbsolutePath();
     return ChildJvm.builder(name, launch.mainClass())
         .jvmOptions(launch.jvm())
-        .logbackConfig(settings.configDir().resolve("logback-" + name + ".xml"))
+        .logbackConfig(settings.configDir().resolve("logback-" + files + ".xml"))
         .args(config.toString())
         .env(launch.env())
         .logFile(settings.logDir().resolve(name + ".log"))
@@ -188,9 +201,38 @@ public final class Pipeline implements AutoCloseable {
     return consumerOpsUri;
   }
 
-  /** Each process's Prometheus endpoint, by process name (writer, relay, consumer). */
+  /**
+   * Each process's Prometheus endpoint, by process name (writer, relay, consumer, and a standby
+   * relay once started).
+   */
   public Map<String, URI> metricsUris() {
-    return metricsUris;
+    return Map.copyOf(metricsUris);
+  }
+
+  /**
+   * Starts a second relay named {@code name} (e.g. {@code relay-2}) with the first relay's file,
+   * settings and secrets, its own ops port and log file ({@code <name>.log}), and waits until it is
+   * healthy. The two contend for the leader lock: the one without it stands by. From then on {@link
+   * #process}, {@link #restart} and {@link #metricsUris} know it; {@link #close} stops it first.
+   *
+   * @throws IllegalArgumentException if a process of that name exists
+   */
+  public void startStandbyRelay(String name) throws IOException, InterruptedException {
+    Launch relay = launches.get("relay");
+    int opsPort = freePort();
+    Map<String, String> env = new HashMap<>(relay.env());
+    env.put("HERALD_RELAY_OPS_PORT", Integer.toString(opsPort));
+    Launch standby = new Launch(relay.mainClass(), env, relay.jvm(), health(opsPort), "relay");
+    ChildJvm started;
+    synchronized (this) {
+      if (launches.putIfAbsent(name, standby) != null) {
+        throw new IllegalArgumentException("a process named " + name + " exists already");
+      }
+      started = launch(settings, name, standby);
+      processes.add(started);
+      metricsUris.put(name, metrics(opsPort));
+    }
+    started.awaitHealthy(standby.health(), START_TIMEOUT);
   }
 
   /** The bearer token of the consumer's operator API ({@code /v1/deliveries} on its ops port). */

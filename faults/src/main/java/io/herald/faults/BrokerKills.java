@@ -5,6 +5,7 @@ import io.herald.devstack.KafkaBroker;
 import io.herald.devstack.simulator.DestinationSimulator;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
@@ -77,12 +78,13 @@ final class BrokerKills implements FaultClass {
 
   /** The peak RSS of the relay and the consumer during this round's outages, in MiB. */
   @Override
-  public Map<String, String> figures() {
+  public RoundChecks endRound() {
     synchronized (peaks) {
-      Map<String, String> figures = new LinkedHashMap<>();
-      peaks.forEach((name, kib) -> figures.put("peak_rss_" + name + "_mib", mib(kib)));
+      Map<String, Long> figures = new LinkedHashMap<>();
+      peaks.forEach(
+          (name, kib) -> figures.put("peak_rss_" + name + "_mib", Math.round(kib / 1024.0)));
       peaks.clear();
-      return figures;
+      return new RoundChecks(figures, List.of());
     }
   }
 

@@ -2,6 +2,9 @@ package io.herald.faults;
 
 import io.herald.demo.Pipeline;
 import io.herald.devstack.simulator.DestinationSimulator;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
@@ -24,18 +27,33 @@ interface FaultClass {
   }
 
   /**
-   * Figures of the injections since the last call (name to value, e.g. {@code peak_rss_relay_mib}),
-   * printed in the round's report; the runner calls it once per round, after the load.
-   */
-  default Map<String, String> figures() {
-    return Map.of();
-  }
-
-  /**
    * Injects one fault and heals it before returning.
    *
    * @return a short description of the injection for the report, e.g. {@code "kill relay (down 1.2
    *     s)"}
    */
   String inject(Pipeline pipeline, DestinationSimulator simulator, Random random) throws Exception;
+
+  /**
+   * What this class measured and which of its own invariants broke since the last call (the runner
+   * calls it once per round, after the load and before the checker); the class starts counting
+   * afresh. Classes whose invariant the checker covers return {@link RoundChecks#NONE}.
+   */
+  default RoundChecks endRound() {
+    return RoundChecks.NONE;
+  }
+
+  /**
+   * A class's own figures of one round, by name in report order, and its broken invariants, each
+   * named with what was seen.
+   */
+  record RoundChecks(Map<String, Long> figures, List<String> violations) {
+
+    static final RoundChecks NONE = new RoundChecks(Map.of(), List.of());
+
+    public RoundChecks {
+      figures = Collections.unmodifiableMap(new LinkedHashMap<>(figures));
+      violations = List.copyOf(violations);
+    }
+  }
 }

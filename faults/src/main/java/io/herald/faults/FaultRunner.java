@@ -176,6 +176,9 @@ final class FaultRunner {
       List<SteadyLoad.Answer> answers = load.await(settings.settleTimeout());
       report.unexpectedAnswers(load.unexpected());
       report.resent(load.resent());
+      report.figure("writer_503", load.unavailable());
+      report.figure("no_answer_in_10s", load.timedOut());
+      report.fault(fault.endRound());
 
       Optional<Observations.Progress> quiet =
           await(p -> p.quiescent(settings.intents()), prefix, healed);
@@ -189,7 +192,6 @@ final class FaultRunner {
                 + observations.progress(prefix));
       }
       report.longestStall(observations.longestArrivalGap(prefix, loadStart));
-      report.figures(fault.figures());
       report.needsReconciliation(quiet.get().needsReconciliation());
       report.uncertain(uncertainItems(prefix));
       List<Checker.RemoteArticle> articles = remoteArticles();
@@ -340,7 +342,7 @@ final class FaultRunner {
   }
 
   /** The checkout's shipped files: connect-config/ in the first directory above that has one. */
-  private static Path configDir() {
+  static Path configDir() {
     Path dir = Path.of("").toAbsolutePath();
     while (dir != null && !dir.resolve("connect-config").toFile().isDirectory()) {
       dir = dir.getParent();

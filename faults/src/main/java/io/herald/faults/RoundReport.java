@@ -2,9 +2,10 @@ package io.herald.faults;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * The figures of one round: its seed, the faults injected, what {@link Checker} and {@code herald
@@ -21,7 +22,9 @@ import java.util.TreeMap;
  * @param failure why the round could not finish, or null
  * @param longestStall the longest time without one of the round's events arriving at the consumer
  *     (its deliveries' creation), from the start of the load to the last arrival
- * @param figures the fault class's own figures ({@link FaultClass#figures()})
+ * @param figures what the load and the fault class measured besides the checker's counts, by name
+ *     ({@code writer_503}, {@code max_slot_readers}...), in the order recorded
+ * @param violations the fault class's own invariants that the round broke, named (empty: held)
  */
 record RoundReport(
     String scenario,
@@ -40,12 +43,19 @@ record RoundReport(
     Duration recovery,
     String failure,
     Duration longestStall,
-    Map<String, String> figures) {
+    Map<String, Long> figures,
+    List<String> violations) {
 
   RoundReport {
     faults = List.copyOf(faults);
-    figures = Map.copyOf(figures);
     ambiguousNotParked = List.copyOf(ambiguousNotParked);
+    figures = Collections.unmodifiableMap(new LinkedHashMap<>(figures));
+    violations = List.copyOf(violations);
+  }
+
+  /** The figure named {@code name}, 0 when none was recorded. */
+  long figure(String name) {
+    return figures.getOrDefault(name, 0L);
   }
 
   /** Every invariant held and the audit passed. */
@@ -55,6 +65,7 @@ record RoundReport(
         && checked.clean()
         && ambiguousNotParked.isEmpty()
         && unexpectedAnswers == 0
+        && violations.isEmpty()
         && auditExit == 0;
   }
 
@@ -91,12 +102,13 @@ record RoundReport(
               longestStall.toMillis() / 1000.0));
       checked.examples().forEach(e -> text.append("  VIOLATION ").append(e).append('\n'));
     }
+    ambiguousNotParked.forEach(a -> text.append("  AMBIGUOUS NOT PARKED ").append(a).append('\n'));
     if (!figures.isEmpty()) {
-      text.append("  figures:");
-      new TreeMap<>(figures).forEach((k, v) -> text.append(' ').append(k).append('=').append(v));
+      text.append(" ");
+      figures.forEach((name, value) -> text.append(' ').append(name).append('=').append(value));
       text.append('\n');
     }
-    ambiguousNotParked.forEach(a -> text.append("  AMBIGUOUS NOT PARKED ").append(a).append('\n'));
+    violations.forEach(v -> text.append("  VIOLATION ").append(v).append('\n'));
     if (auditSummary != null) {
       text.append("  herald audit (exit ").append(auditExit).append("): ").append(auditSummary);
       text.append('\n');
@@ -170,7 +182,8 @@ record RoundReport(
     private String auditSummary;
     private Duration recovery = Duration.ZERO;
     private Duration longestStall = Duration.ZERO;
-    private Map<String, String> figures = Map.of();
+    private final Map<String, Long> figures = new LinkedHashMap<>();
+    private final List<String> violations = new ArrayList<>();
 
     Builder(String scenario, int round, long seed) {
       this.scenario = scenario;
@@ -227,8 +240,13 @@ record RoundReport(
       longestStall = gap;
     }
 
-    void figures(Map<String, String> values) {
-      figures = values;
+    void figure(String name, long value) {
+      figures.put(name, value);
+    }
+
+    void fault(FaultClass.RoundChecks checks) {
+      figures.putAll(checks.figures());
+      violations.addAll(checks.violations());
     }
 
     RoundReport failed(String failure) {
@@ -257,7 +275,8 @@ record RoundReport(
           recovery,
           failure,
           longestStall,
-          figures);
+          figures,
+          violations);
     }
   }
 }

@@ -8,6 +8,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,8 +26,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The showcase's requests sent at a steady rate by concurrent clients while faults land: request
  * {@code i} leaves at {@code start + i * spread / n}. A client whose request fails without an
  * answer (the writer is down or the connection broke) sends it again after a pause, as a real
- * client does; the writer's answer to the replay is 201 or 200, both acknowledging the intent.
- * Owned by one runner: {@link #start()} once, then {@link #await(Duration)}.
+ * client does, and likewise after a 503; the writer's answer to the replay is 201 or 200, both
+ * acknowledging the intent. Owned by one runner: {@link #start()} once, then {@link
+ * #await(Duration)}.
  */
 final class SteadyLoad {
 
@@ -45,6 +47,8 @@ final class SteadyLoad {
   private final Queue<Answer> answers = new ConcurrentLinkedQueue<>();
   private final AtomicInteger unexpected = new AtomicInteger();
   private final AtomicInteger resent = new AtomicInteger();
+  private final AtomicInteger unavailable = new AtomicInteger();
+  private final AtomicInteger timedOut = new AtomicInteger();
   private volatile Thread pacer;
   private final List<Future<?>> sends = new ArrayList<>();
   private volatile ExecutorService pool;
@@ -108,9 +112,19 @@ final class SteadyLoad {
     return unexpected.get();
   }
 
-  /** Requests sent again after a failure without an answer. */
+  /** Requests sent again after a failure without an answer or a 503. */
   int resent() {
     return resent.get();
+  }
+
+  /** 503 answers (the writer could not reach its database, or was overloaded); each was resent. */
+  int unavailable() {
+    return unavailable.get();
+  }
+
+  /** Requests that got no answer within the client's timeout (10 s); each was resent. */
+  int timedOut() {
+    return timedOut.get();
   }
 
   private Void send(Request request) throws IOException, InterruptedException {
@@ -125,16 +139,29 @@ final class SteadyLoad {
     for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
       try {
         HttpResponse<String> response = http.send(post, HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() == 503) {
+          // The writer says "not now" (its database is unreachable, or it is overloaded): a real
+          // client waits (Retry-After) and sends the same intent again.
+          unavailable.incrementAndGet();
+          resent.incrementAndGet();
+          last = new IOException("503 from the writer: " + response.body());
+          Thread.sleep(PAUSE.toMillis());
+          continue;
+        }
         record(request, response);
         return null;
       } catch (IOException e) {
         last = e;
+        if (e instanceof HttpTimeoutException) {
+          timedOut.incrementAndGet();
+        }
         resent.incrementAndGet();
         // The writer is down or restarting: a real client backs off and sends the same intent.
         Thread.sleep(PAUSE.toMillis());
       }
     }
-    throw new IOException("no answer from the writer after " + ATTEMPTS + " attempts", last);
+    throw new IOException(
+        "no 2xx/4xx answer from the writer after " + ATTEMPTS + " attempts", last);
   }
 
   private void record(Request request, HttpResponse<String> response) throws IOException {

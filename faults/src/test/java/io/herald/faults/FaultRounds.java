@@ -21,13 +21,15 @@ final class FaultRounds {
 
   private FaultRounds() {}
 
-  static void runAndAssertEveryRoundHeld(StackContext stack, FaultClass fault) throws Exception {
-    runAndAssertEveryRoundHeld(stack, stack.stack().kafka(), fault);
+  /** Runs the rounds and asserts each held; returns their reports for a class's own checks. */
+  static List<RoundReport> runAndAssertEveryRoundHeld(StackContext stack, FaultClass fault)
+      throws Exception {
+    return runAndAssertEveryRoundHeld(stack, stack.stack().kafka(), fault);
   }
 
   /** As above, with the pipeline's Kafka on {@code kafka} (a cluster the IT started). */
-  static void runAndAssertEveryRoundHeld(StackContext stack, KafkaBroker kafka, FaultClass fault)
-      throws Exception {
+  static List<RoundReport> runAndAssertEveryRoundHeld(
+      StackContext stack, KafkaBroker kafka, FaultClass fault) throws Exception {
     List<RoundReport> reports = new FaultRunner(stack, kafka, fault, settings(), System.out).run();
     assertThat(reports).isNotEmpty();
     for (RoundReport report : reports) {
@@ -37,6 +39,7 @@ final class FaultRounds {
           .as(report.format())
           .startsWith("audit: lost=0 duplicate_remote_articles=0");
     }
+    return reports;
   }
 
   /**
