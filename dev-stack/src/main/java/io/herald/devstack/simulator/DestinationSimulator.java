@@ -38,8 +38,11 @@ import org.slf4j.LoggerFactory;
  *       simulator can stand in for several destinations, each with its own {@link Behaviour}
  *       ({@link #setBehaviour(String, Behaviour)}); idempotency keys differ per destination anyway.
  *   <li>{@code POST /articles} with a JSON object body carrying {@code externalReference}; optional
- *       {@code Idempotency-Key} header. Answers {@code 201 {"id":...}} for a new article, {@code
- *       200 {"id":...}} when an honoured idempotency key was seen before.
+ *       idempotency key header ({@link Behaviour#idempotencyHeader()}). Answers {@code 201
+ *       {"id":...}} for a new article, {@code 200 {"id":...}} (or {@code 409 {"id":...}} with
+ *       {@link Behaviour.Repeat#CONFLICT_EXISTS}) when an honoured key was seen within the key
+ *       window, marked with the replay marker header when the behaviour has one; a key older than
+ *       the window is forgotten and creates a second article, as a real API's would.
  *   <li>{@code GET /articles?externalReference=R}: {@code 200 {"id":...}} or {@code 404}; {@code
  *       501} when lookup is switched off.
  *   <li>Admin (for the standalone process): {@code GET /admin/articles[?externalReference=R]},
@@ -92,11 +95,24 @@ public final class DestinationSimulator implements AutoCloseable {
    */
   public static DestinationSimulator start(
       String host, int port, Behaviour behaviour, String requiredBearerToken) {
+    return start(host, port, behaviour, requiredBearerToken, Clock.systemUTC());
+  }
+
+  /**
+   * Starts a simulator on an ephemeral loopback port whose key window runs on {@code clock} (tests
+   * forget keys by moving a hand clock).
+   */
+  public static DestinationSimulator start(Behaviour behaviour, Clock clock) {
+    return start("127.0.0.1", 0, behaviour, null, clock);
+  }
+
+  private static DestinationSimulator start(
+      String host, int port, Behaviour behaviour, String requiredBearerToken, Clock clock) {
     Objects.requireNonNull(behaviour, "behaviour");
     try {
       HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 256);
       DestinationSimulator simulator =
-          new DestinationSimulator(server, behaviour, requiredBearerToken, Clock.systemUTC());
+          new DestinationSimulator(server, behaviour, requiredBearerToken, clock);
       server.start();
       log.info("Destination simulator listening on {} with {}", simulator.baseUri(), behaviour);
       return simulator;
@@ -220,8 +236,18 @@ public final class DestinationSimulator implements AutoCloseable {
 
   private void createArticle(HttpExchange exchange, Behaviour current, String prefix)
       throws IOException, InterruptedException {
-    String idempotencyKey = exchange.getRequestHeaders().getFirst("Idempotency-Key");
+    String idempotencyKey = exchange.getRequestHeaders().getFirst(current.idempotencyHeader());
     store.countRequest(idempotencyKey);
+    boolean keyed = current.honoursIdempotencyKey() && idempotencyKey != null;
+    Integer savedError =
+        keyed && current.replaysErrors()
+            ? store.savedError(idempotencyKey, current.keyWindow())
+            : null;
+    if (savedError != null) {
+      markReplayed(exchange, current);
+      respond(exchange, savedError, error("simulated", "replayed saved status " + savedError));
+      return;
+    }
     Queue<Fault> own = prefixFaults.get(prefix);
     Fault fault = own == null ? null : own.poll();
     if (fault == null) {
@@ -239,7 +265,17 @@ public final class DestinationSimulator implements AutoCloseable {
       respond(exchange, 503, error("unavailable", "dropped after " + stall.stall()));
       return;
     }
+    if (fault instanceof Fault.RateLimited limited) {
+      exchange
+          .getResponseHeaders()
+          .add("Retry-After", Long.toString(Math.max(0, limited.retryAfter().toSeconds())));
+      respond(exchange, 429, error("rate_limited", "too many requests, try again later"));
+      return;
+    }
     if (fault instanceof Fault.Status status) {
+      if (keyed && current.replaysErrors()) {
+        store.saveError(idempotencyKey, status.status());
+      }
       respond(exchange, status.status(), error("simulated", "simulated status " + status.status()));
       return;
     }
@@ -257,7 +293,12 @@ public final class DestinationSimulator implements AutoCloseable {
     }
     String externalReference = json.get("externalReference").asText();
     ArticleStore.Creation creation =
-        store.create(idempotencyKey, externalReference, body, current.honoursIdempotencyKey());
+        store.create(
+            idempotencyKey,
+            externalReference,
+            body,
+            current.honoursIdempotencyKey(),
+            current.keyWindow());
     if (fault instanceof Fault.OnAccept onAccept) {
       onAccept.hook().run();
     }
@@ -271,7 +312,24 @@ public final class DestinationSimulator implements AutoCloseable {
     ObjectNode answer = JSON.createObjectNode();
     answer.put("id", creation.article().remoteId());
     answer.put("externalReference", externalReference);
-    respond(exchange, creation.created() ? 201 : 200, answer);
+    if (creation.created()) {
+      respond(exchange, 201, answer);
+      return;
+    }
+    markReplayed(exchange, current);
+    if (current.repeat() == Behaviour.Repeat.CONFLICT_EXISTS) {
+      answer.put("error", "conflict");
+      answer.put("message", "an article with this idempotency key exists");
+      respond(exchange, 409, answer);
+      return;
+    }
+    respond(exchange, 200, answer);
+  }
+
+  private static void markReplayed(HttpExchange exchange, Behaviour current) {
+    if (current.replayMarker() != null) {
+      exchange.getResponseHeaders().set(current.replayMarker(), "true");
+    }
   }
 
   private void lookUp(HttpExchange exchange, Behaviour current) throws IOException {
@@ -334,10 +392,14 @@ public final class DestinationSimulator implements AutoCloseable {
     JsonNode json = JSON.readTree(readBody(exchange));
     Behaviour current = behaviour.get();
     Behaviour updated =
-        new Behaviour(
-            json.path("honoursIdempotencyKey").asBoolean(current.honoursIdempotencyKey()),
-            json.path("supportsLookup").asBoolean(current.supportsLookup()),
-            Duration.ofMillis(json.path("latencyMs").asLong(current.latency().toMillis())));
+        current
+            .withIdempotency(
+                json.path("honoursIdempotencyKey").asBoolean(current.honoursIdempotencyKey()))
+            .withLookup(json.path("supportsLookup").asBoolean(current.supportsLookup()))
+            .withLatency(
+                Duration.ofMillis(json.path("latencyMs").asLong(current.latency().toMillis())))
+            .withKeyWindow(
+                Duration.ofMillis(json.path("keyWindowMs").asLong(current.keyWindow().toMillis())));
     setBehaviour(updated);
     respond(exchange, 200, JSON.valueToTree(updated.toString()));
   }
@@ -353,10 +415,15 @@ public final class DestinationSimulator implements AutoCloseable {
               new Fault.RejectBeforeAccept(
                   Duration.ofSeconds(json.path("retryAfterSeconds").asLong(1)));
           case "status" -> new Fault.Status(json.path("status").asInt(500));
+          case "rate-limit" ->
+              new Fault.RateLimited(Duration.ofSeconds(json.path("retryAfterSeconds").asLong(1)));
           default -> null;
         };
     if (fault == null) {
-      respond(exchange, 400, error("invalid_fault", "type must be stall, drop, reject or status"));
+      respond(
+          exchange,
+          400,
+          error("invalid_fault", "type must be stall, reject, status or rate-limit"));
       return;
     }
     failNext(fault, times);

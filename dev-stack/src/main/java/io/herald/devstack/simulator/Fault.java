@@ -65,4 +65,17 @@ public sealed interface Fault {
       Objects.requireNonNull(hook, "hook");
     }
   }
+
+  /**
+   * Answers {@code 429 Too Many Requests} with {@code Retry-After} (whole seconds) without creating
+   * anything: the caller must not try again before then.
+   */
+  record RateLimited(Duration retryAfter) implements Fault {
+    public RateLimited {
+      Objects.requireNonNull(retryAfter, "retryAfter");
+      if (retryAfter.isNegative()) {
+        throw new IllegalArgumentException("retryAfter must not be negative: " + retryAfter);
+      }
+    }
+  }
 }
