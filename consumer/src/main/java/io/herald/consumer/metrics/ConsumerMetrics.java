@@ -1,6 +1,7 @@
 package io.herald.consumer.metrics;
 
 import io.herald.consumer.delivery.DeliveryState;
+import io.herald.consumer.destination.GuaranteeTier;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -44,6 +45,19 @@ public final class ConsumerMetrics {
           .tag("state", state.name())
           .register(registry);
     }
+  }
+
+  /**
+   * {@code herald_consumer_destination_info{destination,tier} 1}: the guarantee tier of each
+   * configured destination, for dashboards and alerts to join on.
+   */
+  public void destination(String destination, GuaranteeTier tier) {
+    Gauge.builder("herald.consumer.destination.info", () -> 1)
+        .description(
+            "A configured destination and the guarantee tier its profile allows (always 1)")
+        .tag("destination", destination)
+        .tag("tier", tier.label())
+        .register(registry);
   }
 
   public MeterRegistry registry() {
