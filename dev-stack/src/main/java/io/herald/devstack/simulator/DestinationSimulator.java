@@ -178,7 +178,10 @@ public final class DestinationSimulator implements AutoCloseable {
     return store.countByExternalReference(externalReference);
   }
 
-  /** How many create requests arrived with this idempotency key (answered or not). */
+  /**
+   * How many create requests arrived with this idempotency key (answered or not): in the key
+   * header, or as the body's {@code externalReference} of a request without one.
+   */
   public int createRequests(String idempotencyKey) {
     return store.createRequests(idempotencyKey);
   }
@@ -237,7 +240,10 @@ public final class DestinationSimulator implements AutoCloseable {
   private void createArticle(HttpExchange exchange, Behaviour current, String prefix)
       throws IOException, InterruptedException {
     String idempotencyKey = exchange.getRequestHeaders().getFirst(current.idempotencyHeader());
-    store.countRequest(idempotencyKey);
+    String body = readBody(exchange);
+    // Counted by the key, or by the body's reference when the caller sends no key header (Herald
+    // sends none to a destination whose profile has no key; its reference is the same key).
+    store.countRequest(idempotencyKey != null ? idempotencyKey : externalReference(body));
     boolean keyed = current.honoursIdempotencyKey() && idempotencyKey != null;
     Integer savedError =
         keyed && current.replaysErrors()
@@ -279,7 +285,6 @@ public final class DestinationSimulator implements AutoCloseable {
       respond(exchange, status.status(), error("simulated", "simulated status " + status.status()));
       return;
     }
-    String body = readBody(exchange);
     JsonNode json;
     try {
       json = JSON.readTree(body);
@@ -329,6 +334,19 @@ public final class DestinationSimulator implements AutoCloseable {
   private static void markReplayed(HttpExchange exchange, Behaviour current) {
     if (current.replayMarker() != null) {
       exchange.getResponseHeaders().set(current.replayMarker(), "true");
+    }
+  }
+
+  /** The body's textual {@code externalReference}, or null when there is none. */
+  private static String externalReference(String body) {
+    try {
+      JsonNode json = JSON.readTree(body);
+      return json != null && json.path("externalReference").isTextual()
+          ? json.get("externalReference").asText()
+          : null;
+    } catch (IOException e) {
+      // Answered 400 below, where the body is parsed for the article.
+      return null;
     }
   }
 

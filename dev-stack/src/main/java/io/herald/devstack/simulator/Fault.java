@@ -36,7 +36,7 @@ public sealed interface Fault {
   }
 
   /**
-   * Answers {@code 503 Service Unavailable} with {@code Retry-After} before reading or accepting
+   * Answers {@code 503 Service Unavailable} with {@code Retry-After} before processing or accepting
    * anything: the request was explicitly not processed.
    */
   record RejectBeforeAccept(Duration retryAfter) implements Fault {
