@@ -127,7 +127,7 @@ public final class HeraldConsumer implements AutoCloseable {
           .destinations()
           .forEach(
               (name, destination) -> {
-                metrics.destination(name, destination.profile().tier());
+                metrics.destination(name, destination.profile());
                 log.info(
                     "Destination {} ({} profile): {}",
                     name,

@@ -1,5 +1,6 @@
 package io.herald.consumer;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -52,11 +53,22 @@ class DestinationProfileIT {
       PublicationRequested request = TestKit.request(key, "Forgotten key");
       destination.simulator().failNext(new Fault.StallAfterAccept(STALL));
       destination.simulator().failNext(new Fault.RateLimited(RETRY_AFTER));
-      kit.start(windowed(kit, stack, "window-key", destination));
+      HeraldConsumer consumer = kit.start(windowed(kit, stack, "window-key", destination));
 
       kit.send(request);
 
       DeliveryView held = kit.awaitState(key, DeliveryState.NEEDS_RECONCILIATION);
+      // The budget: the destination's one unsettled delivery, its first attempt past the window.
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  budget(consumer, "forget-key", "herald.consumer.destination.unsettled") == 1.0
+                      && budget(
+                              consumer,
+                              "forget-key",
+                              "herald.consumer.destination.unsettled.oldest.age.seconds")
+                          >= WINDOW.toSeconds());
       assertEquals(1, destination.simulator().articleCount(request.idempotencyKey()));
       assertTrue(
           destination.simulator().createRequests(request.idempotencyKey()) <= 2,
@@ -165,6 +177,17 @@ class DestinationProfileIT {
                   + " ORDER BY claim_token",
               held.id()));
     }
+  }
+
+  private static double budget(HeraldConsumer consumer, String destination, String gauge) {
+    return consumer
+        .metrics()
+        .registry()
+        .get(gauge)
+        .tag("destination", destination)
+        .tag("state", DeliveryState.NEEDS_RECONCILIATION.name())
+        .gauge()
+        .value();
   }
 
   /** The test kit's settings with the short window, and a backoff cap above the Retry-After. */

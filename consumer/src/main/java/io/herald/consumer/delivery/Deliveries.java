@@ -267,6 +267,19 @@ public final class Deliveries implements DeliveryQueue {
        GROUP BY d.state
       """;
 
+  /**
+   * The uncertainty budget per destination: few rows (only unsettled deliveries), read through
+   * ix_delivery_uncertain's partial index.
+   */
+  private static final String UNSETTLED_BY_DESTINATION =
+      """
+      SELECT d.destination, d.state, count(*),
+             floor(extract(epoch FROM now() - min(COALESCE(d.first_attempt_at, d.created_at))))::bigint
+        FROM consumer.delivery d
+       WHERE d.state IN ('UNCERTAIN', 'NEEDS_RECONCILIATION') AND d.uncertain_since IS NOT NULL
+       GROUP BY d.destination, d.state
+      """;
+
   private final DataSource dataSource;
   private final StatusEvents events;
 
@@ -604,6 +617,24 @@ public final class Deliveries implements DeliveryQueue {
       }
     }
     return ages;
+  }
+
+  @Override
+  public List<Unsettled> unsettledByDestination() throws SQLException {
+    List<Unsettled> unsettled = new ArrayList<>();
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement select = connection.prepareStatement(UNSETTLED_BY_DESTINATION);
+        ResultSet rows = select.executeQuery()) {
+      while (rows.next()) {
+        unsettled.add(
+            new Unsettled(
+                rows.getString(1),
+                DeliveryState.valueOf(rows.getString(2)),
+                rows.getLong(3),
+                Math.max(0, rows.getLong(4))));
+      }
+    }
+    return unsettled;
   }
 
   private static void setMillis(PreparedStatement statement, int index, Duration duration)

@@ -74,4 +74,10 @@ public interface DeliveryQueue {
    * since it became uncertain, by the database's clock; states without rows are absent.
    */
   Map<DeliveryState, Long> oldestUnsettledSeconds() throws SQLException;
+
+  /**
+   * Per destination and unsettled state (UNCERTAIN, NEEDS_RECONCILIATION): the count and the age of
+   * the oldest first attempt; pairs without deliveries are absent.
+   */
+  List<Unsettled> unsettledByDestination() throws SQLException;
 }

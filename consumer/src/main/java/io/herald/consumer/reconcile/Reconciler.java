@@ -121,6 +121,7 @@ public final class Reconciler implements AutoCloseable {
     }
     metrics.deliveriesByState(deliveries.countByState());
     metrics.oldestUnsettledSeconds(deliveries.oldestUnsettledSeconds());
+    metrics.unsettled(deliveries.unsettledByDestination());
   }
 
   /** What the policy needs to know about a destination. */

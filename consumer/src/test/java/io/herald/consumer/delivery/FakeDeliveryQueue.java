@@ -165,4 +165,9 @@ public final class FakeDeliveryQueue implements DeliveryQueue {
         null,
         null);
   }
+
+  @Override
+  public List<Unsettled> unsettledByDestination() {
+    return List.of();
+  }
 }
