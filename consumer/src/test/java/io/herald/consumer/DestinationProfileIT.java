@@ -12,6 +12,11 @@ import io.herald.devstack.HeraldIntegrationTest;
 import io.herald.devstack.StackContext;
 import io.herald.devstack.simulator.Behaviour;
 import io.herald.devstack.simulator.Fault;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -113,7 +118,8 @@ class DestinationProfileIT {
   }
 
   @Test
-  void shouldPublishWithTheRemoteIdWhenA409SaysTheKeysArticleExists(StackContext stack) {
+  void shouldPublishWithTheRemoteIdWhenA409SaysTheKeysArticleExists(StackContext stack)
+      throws Exception {
     try (TestKit kit = new TestKit(stack, "conflict-exists", 1)) {
       TestKit.Destination destination =
           kit.destination(
@@ -126,7 +132,7 @@ class DestinationProfileIT {
       destination.simulator().failNext(new Fault.StallAfterAccept(STALL));
       Map<String, String> properties = kit.properties(stack.groupId("exists"), destination);
       properties.put("consumer.destinations.exists-dest.profile", "checkout-like");
-      kit.start(properties);
+      HeraldConsumer consumer = kit.start(properties);
 
       kit.send(request);
 
@@ -145,6 +151,16 @@ class DestinationProfileIT {
               "SELECT outcome || ':' || COALESCE(http_status::text, '')"
                   + " FROM consumer.delivery_attempt WHERE delivery_id = ? ORDER BY claim_token",
               published.id()));
+      // The tier its profile allows, where operators look.
+      String tier =
+          "exists-dest: exactly-once in effect (key Idempotency-Key, window 1d, then operator)";
+      assertTrue(get(consumer.opsUri() + "/health").contains(tier));
+      assertTrue(
+          get(consumer.opsUri() + "/metrics")
+              .contains(
+                  "herald_consumer_destination_info{destination=\"exists-dest\","
+                      + "guarantee=\"exactly-once in effect (key Idempotency-Key, window 1d, then"
+                      + " operator)\""));
     }
   }
 
@@ -176,6 +192,15 @@ class DestinationProfileIT {
               "SELECT outcome FROM consumer.delivery_attempt WHERE delivery_id = ?"
                   + " ORDER BY claim_token",
               held.id()));
+    }
+  }
+
+  private static String get(String uri) throws IOException, InterruptedException {
+    try (HttpClient http = HttpClient.newHttpClient()) {
+      return http.send(
+              HttpRequest.newBuilder(URI.create(uri)).timeout(Duration.ofSeconds(15)).build(),
+              HttpResponse.BodyHandlers.ofString())
+          .body();
     }
   }
 
