@@ -14,6 +14,7 @@ import io.herald.consumer.dispatch.Dispatcher;
 import io.herald.consumer.inbox.PublicationListener;
 import io.herald.consumer.metrics.ConsumerMetrics;
 import io.herald.consumer.ops.OperatorApiHandler;
+import io.herald.consumer.policy.Capabilities;
 import io.herald.consumer.policy.DeliveryPolicy;
 import io.herald.consumer.reconcile.OperatorActions;
 import io.herald.consumer.reconcile.ReconcileSettings;
@@ -30,6 +31,7 @@ import io.herald.schema.SchemaMigrator;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.URI;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Executors;
@@ -99,7 +101,15 @@ public final class HeraldConsumer implements AutoCloseable {
       RetentionPurger purger = new RetentionPurger(pool, config.retention(), metrics);
       reconciler =
           new Reconciler(deliveries, clients, dispatch, config.reconcile(), policy, metrics);
-      Dispatcher dispatcher = new Dispatcher(deliveries, clients, dispatch, policy, metrics);
+      Duration grace = config.reconcile().gracePeriod();
+      Dispatcher dispatcher =
+          new Dispatcher(
+              deliveries,
+              clients,
+              dispatch,
+              policy,
+              destination -> Capabilities.of(destination, grace),
+              metrics);
       PublicationListener listener =
           new PublicationListener(
               config.inbox(),
@@ -112,6 +122,18 @@ public final class HeraldConsumer implements AutoCloseable {
               config.destinations().keySet(),
               dispatcher::wake);
 
+      String tiers = describeTiers(config);
+      config
+          .destinations()
+          .forEach(
+              (name, destination) -> {
+                metrics.destination(name, destination.profile());
+                log.info(
+                    "Destination {} ({} profile): {}",
+                    name,
+                    destination.profile().preset(),
+                    destination.profile().guarantee());
+              });
       OpsServer.Builder opsBuilder =
           OpsServer.builder("consumer", registry)
               .endpoint(config.ops())
@@ -125,6 +147,8 @@ public final class HeraldConsumer implements AutoCloseable {
                             ? HealthCheck.Status.down(health.detail())
                             : HealthCheck.Status.up(health.detail());
                       }))
+              // Always up: says what each destination's profile allows, for whoever checks.
+              .healthCheck(HealthCheck.of("destinations", () -> HealthCheck.Status.up(tiers)))
               .healthCheck(
                   loopCheck(
                       "dispatcher", () -> dispatcher.healthy(ConsumerConfig.LOOP_MAX_SILENCE)))
@@ -199,6 +223,20 @@ public final class HeraldConsumer implements AutoCloseable {
     Backoff backoff =
         new Backoff(dispatch.backoffBase(), dispatch.backoffMax(), RandomGenerator.getDefault());
     return new DeliveryPolicy(dispatch.maxAttempts(), reconcile.lookupRetry(), backoff::delay);
+  }
+
+  /** {@code dest-a: exactly-once in effect (key Idempotency-Key, window 24h, then lookup); ...}. */
+  static String describeTiers(ConsumerConfig config) {
+    StringBuilder text = new StringBuilder();
+    config
+        .destinations()
+        .forEach(
+            (name, destination) ->
+                text.append(text.isEmpty() ? "" : "; ")
+                    .append(name)
+                    .append(": ")
+                    .append(destination.profile().guarantee()));
+    return text.toString();
   }
 
   private static HealthCheck loopCheck(String name, java.util.function.BooleanSupplier healthy) {

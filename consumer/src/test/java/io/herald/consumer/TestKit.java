@@ -126,8 +126,14 @@ public final class TestKit implements AutoCloseable {
     for (Destination d : destinations) {
       String prefix = "consumer.destinations." + d.name() + ".";
       p.put(prefix + "base-url", d.simulator().baseUri().toString());
-      p.put(prefix + "idempotency-key-supported", Boolean.toString(d.idempotent()));
-      p.put(prefix + "lookup-supported", Boolean.toString(d.lookup()));
+      // The simulator's defaults: keys in Idempotency-Key, never forgotten within a test's day.
+      if (d.idempotent()) {
+        p.put(prefix + "idempotency-header", "Idempotency-Key");
+        p.put(prefix + "dedup-window", "1d");
+      }
+      if (d.lookup()) {
+        p.put(prefix + "lookup-path", "/articles?externalReference={ref}");
+      }
       p.put(prefix + "connect-timeout", "500ms");
       p.put(prefix + "read-timeout", "1s");
       p.put(prefix + "concurrency", "4");

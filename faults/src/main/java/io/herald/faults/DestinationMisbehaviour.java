@@ -34,7 +34,7 @@ final class DestinationMisbehaviour implements FaultClass {
               "accept then stall 5 s", new Fault.StallAfterAccept(Duration.ofSeconds(5)), 1, 3),
           new Kind("500 storm", new Fault.Status(500), 5, 20),
           new Kind("502 storm", new Fault.Status(502), 5, 20),
-          new Kind("429 Retry-After 1 s", new Fault.TooManyRequests(Duration.ofSeconds(1)), 3, 10),
+          new Kind("429 Retry-After 1 s", new Fault.RateLimited(Duration.ofSeconds(1)), 3, 10),
           new Kind(
               "503 Retry-After 1 s", new Fault.RejectBeforeAccept(Duration.ofSeconds(1)), 3, 10),
           new Kind("malformed success answer", new Fault.MalformedAnswer(), 1, 3),

@@ -57,6 +57,7 @@ final class Screen {
             : status(s, "relay").equals("ok") ? "not measured" : missing(s, "relay"));
     row("last heartbeat", heartbeat(s));
     row("consumer lag", consumerLag(s));
+    row("guarantees", s.destinations() == null ? missing(s, "consumer") : guarantees(s));
     line("sources");
     for (Snapshot.Source source : s.sources()) {
       String status = source.status();
@@ -149,6 +150,22 @@ final class Screen {
       return "none";
     }
     return missing(s, "relay");
+  }
+
+  /** {@code dest-a: exactly-once in effect (...); dest-b: ...}: what each destination allows. */
+  private static String guarantees(Snapshot s) {
+    if (s.destinations().isEmpty()) {
+      return "not reported";
+    }
+    StringBuilder text = new StringBuilder();
+    s.destinations()
+        .forEach(
+            (destination, guarantee) ->
+                text.append(text.isEmpty() ? "" : "; ")
+                    .append(destination)
+                    .append(": ")
+                    .append(guarantee));
+    return text.toString();
   }
 
   private String consumerLag(Snapshot s) {

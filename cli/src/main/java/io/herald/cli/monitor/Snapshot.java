@@ -19,6 +19,8 @@ import java.util.Objects;
  * @param deliveries the consumer's {@code herald_consumer_deliveries} per state, in the states'
  *     order (the consumer refreshes it every {@code consumer.reconcile.interval})
  * @param anyReached false when no source answered
+ * @param destinations each destination's guarantee tier, from the consumer's {@code
+ *     herald_consumer_destination_info} (null when the consumer did not answer)
  */
 record Snapshot(
     String at,
@@ -31,7 +33,15 @@ record Snapshot(
     Relay relay,
     Heartbeat heartbeat,
     ConsumerLag consumerLag,
-    boolean anyReached) {
+    boolean anyReached,
+    Map<String, String> destinations) {
+
+  /**
+   * The consumer's {@code herald_consumer_destination_info}: one series per destination, its
+   * guarantee tier in the labels {@code tier} and {@code guarantee} (the tier as operators read
+   * it).
+   */
+  static final String DESTINATION_INFO = "herald_consumer_destination_info";
 
   /** The consumer's per-state gauge. */
   static final String DELIVERIES = "herald_consumer_deliveries";
@@ -142,7 +152,22 @@ record Snapshot(
         heartbeat(names, current, now),
         new ConsumerLag(
             names.group(), names.publicationEvents(), kafka == null ? null : kafka.consumerLag()),
-        current.anyReached());
+        current.anyReached(),
+        current.consumer().map(Snapshot::destinations).orElse(null));
+  }
+
+  /** Each destination's guarantee, as the running consumer computed it from its profile. */
+  private static Map<String, String> destinations(Scrape scrape) {
+    Map<String, String> tiers = new java.util.TreeMap<>();
+    for (Scrape.Sample sample : scrape.samples()) {
+      String destination = sample.labels().get("destination");
+      if (sample.name().equals(DESTINATION_INFO) && destination != null) {
+        tiers.put(
+            destination,
+            sample.labels().getOrDefault("guarantee", sample.labels().getOrDefault("tier", "?")));
+      }
+    }
+    return tiers;
   }
 
   private static String relayStatus(Observation o) {

@@ -43,6 +43,28 @@ class ScreenTest {
   }
 
   @Test
+  void shouldShowEachDestinationsGuaranteeAsTheConsumerReportsIt() {
+    Scrape consumer =
+        Scrape.parse(
+            ScrapeTest.CONSUMER
+                + "herald_consumer_destination_info{destination=\"dest-b\","
+                + "guarantee=\"at-most-once, operator decides\",tier=\"at-most-once-operator\"} 1.0\n"
+                + "herald_consumer_destination_info{destination=\"dest-a\","
+                + "guarantee=\"exactly-once in effect (key Idempotency-Key, window 1d, then lookup)\","
+                + "tier=\"exactly-once-in-effect\"} 1.0\n");
+
+    String text =
+        Screen.render(Snapshot.of(NAMES, 0L, null, with(down(T0), "consumer", consumer)), false);
+    String down = Screen.render(Snapshot.of(NAMES, 0L, null, down(T0)), false);
+
+    assertThat(text)
+        .containsPattern(
+            "(?m)^guarantees +dest-a: exactly-once in effect \\(key Idempotency-Key, window 1d,"
+                + " then lookup\\); dest-b: at-most-once, operator decides$");
+    assertThat(down).containsPattern("(?m)^guarantees +unreachable$");
+  }
+
+  @Test
   void shouldShowRatesOnceThereIsAPreviousSample() {
     Observation before =
         with(

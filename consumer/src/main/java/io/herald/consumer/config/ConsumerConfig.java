@@ -13,6 +13,7 @@ import io.herald.config.Durations;
 import io.herald.config.ProcessConfig;
 import io.herald.config.Validator;
 import io.herald.consumer.destination.DestinationConfig;
+import io.herald.consumer.destination.DestinationProfile;
 import io.herald.consumer.dispatch.DispatchSettings;
 import io.herald.consumer.reconcile.ReconcileSettings;
 import io.herald.consumer.retention.RetentionSettings;
@@ -326,20 +327,106 @@ public final class ConsumerConfig extends ProcessConfig {
           ConfigKey.required(
                   "base-url", ConfigType.STRING, "Base URL of the destination's publishing API.")
               .validatedBy(Validator.httpUrl()));
-  public static final ConfigKey<Boolean> DESTINATION_IDEMPOTENCY_KEY_SUPPORTED =
+  private static final Validator<String> HEADER_OR_NONE =
+      Validator.matches("none|[A-Za-z0-9!#$%&'*+.^_`|~-]+", "must be an HTTP header name, or none");
+  private static final Validator<String> JSON_POINTER =
+      Validator.matches("(/[^/]*)+", "must be a JSON pointer such as /id or /data/0/id");
+
+  public static final ConfigKey<DestinationProfile.Preset> DESTINATION_PROFILE =
       DESTINATIONS.define(
           ConfigKey.optional(
-              "idempotency-key-supported",
-              ConfigType.BOOLEAN,
-              false,
-              "The destination honours Idempotency-Key: an uncertain attempt may be retried with the same key."));
-  public static final ConfigKey<Boolean> DESTINATION_LOOKUP_SUPPORTED =
+              "profile",
+              ConfigType.enumType(DestinationProfile.Preset.class),
+              DestinationProfile.Preset.NONE,
+              "The destination's convention; the profile keys below refine it (unset: the preset's value)."));
+  public static final ConfigKey<String> DESTINATION_IDEMPOTENCY_HEADER =
       DESTINATIONS.define(
           ConfigKey.optional(
-              "lookup-supported",
+                  "idempotency-header",
+                  ConfigType.STRING,
+                  null,
+                  "(Default: the profile's.) Request header carrying the idempotency key, or none: the destination deduplicates by it within dedup-window.")
+              .validatedBy(HEADER_OR_NONE));
+  public static final ConfigKey<Duration> DESTINATION_DEDUP_WINDOW =
+      DESTINATIONS.define(
+          ConfigKey.optional(
+                  "dedup-window",
+                  ConfigType.DURATION,
+                  null,
+                  "(Default: the profile's.) How long the destination remembers a key; no resend with the key once the first attempt is older (less one call).")
+              .validatedBy(Validator.positive()));
+  public static final ConfigKey<Boolean> DESTINATION_ERRORS_REPLAYED =
+      DESTINATIONS.define(
+          ConfigKey.optional(
+              "errors-replayed",
               ConfigType.BOOLEAN,
-              false,
-              "The destination can look an article up by our external reference: reconciliation may prove 'not found'."));
+              null,
+              "(Default: the profile's.) A repeated key gets the saved error of its first request (marked by replay-marker-header): such an error goes to an operator."));
+  public static final ConfigKey<String> DESTINATION_REPLAY_MARKER_HEADER =
+      DESTINATIONS.define(
+          ConfigKey.optional(
+                  "replay-marker-header",
+                  ConfigType.STRING,
+                  null,
+                  "(Default: the profile's.) Response header marking an answer replayed for a repeated key, or none.")
+              .validatedBy(HEADER_OR_NONE));
+  public static final ConfigKey<DestinationProfile.Conflict> DESTINATION_CONFLICT =
+      DESTINATIONS.define(
+          ConfigKey.optional(
+              "conflict",
+              ConfigType.enumType(DestinationProfile.Conflict.class),
+              null,
+              "(Default: the profile's.) What HTTP 409 means: in-flight (same key still processing: retry later) or exists (PUBLISHED with the id in the answer)."));
+  public static final ConfigKey<String> DESTINATION_CONFLICT_ID_HEADER =
+      DESTINATIONS.define(
+          ConfigKey.optional(
+                  "conflict-id-header",
+                  ConfigType.STRING,
+                  "none",
+                  "Header of a 409 exists answer holding the remote id, or none: read it from the body at remote-id-field.")
+              .validatedBy(HEADER_OR_NONE));
+  public static final ConfigKey<String> DESTINATION_REMOTE_ID_FIELD =
+      DESTINATIONS.define(
+          ConfigKey.optional(
+                  "remote-id-field",
+                  ConfigType.STRING,
+                  "/id",
+                  "JSON pointer to the remote id in a publish answer (2xx, 409 exists).")
+              .validatedBy(JSON_POINTER));
+  public static final ConfigKey<String> DESTINATION_LOOKUP_PATH =
+      DESTINATIONS.define(
+          ConfigKey.optional(
+                  "lookup-path",
+                  ConfigType.STRING,
+                  null,
+                  "(Default: the profile's.) Lookup path and query under base-url, {ref} for the external reference (200: found, 404: not found), or none.")
+              .validatedBy(
+                  Validator.matches(
+                      "none|/.*\\{ref\\}.*",
+                      "must be a path starting with / holding {ref}, or none")));
+  public static final ConfigKey<String> DESTINATION_LOOKUP_ID_FIELD =
+      DESTINATIONS.define(
+          ConfigKey.optional(
+                  "lookup-id-field",
+                  ConfigType.STRING,
+                  "/id",
+                  "JSON pointer to the remote id in a lookup answer.")
+              .validatedBy(JSON_POINTER));
+  public static final ConfigKey<Boolean> DESTINATION_HONOUR_RETRY_AFTER =
+      DESTINATIONS.define(
+          ConfigKey.optional(
+              "honour-retry-after",
+              ConfigType.BOOLEAN,
+              true,
+              "Wait a 429's or 503's Retry-After (up to consumer.dispatch.backoff-max) before trying again."));
+  public static final ConfigKey<Integer> DESTINATION_RATE_LIMIT =
+      DESTINATIONS.define(
+          ConfigKey.optional(
+                  "rate-limit",
+                  ConfigType.INT,
+                  0,
+                  "Requests per second to this destination from one instance, publishes and lookups (0: unlimited).")
+              .validatedBy(Validator.between(0, 100_000)));
   public static final ConfigKey<Duration> DESTINATION_CONNECT_TIMEOUT =
       DESTINATIONS.define(
           ConfigKey.optional(
@@ -440,13 +527,41 @@ public final class ConsumerConfig extends ProcessConfig {
                     new DestinationConfig(
                         name,
                         URI.create(v.get(DESTINATION_BASE_URL)),
-                        v.get(DESTINATION_IDEMPOTENCY_KEY_SUPPORTED),
-                        v.get(DESTINATION_LOOKUP_SUPPORTED),
+                        readProfile(v),
                         v.get(DESTINATION_CONNECT_TIMEOUT),
                         v.get(DESTINATION_READ_TIMEOUT),
                         v.get(DESTINATION_CONCURRENCY),
                         v.find(DESTINATION_AUTH_TOKEN))));
     return Collections.unmodifiableMap(destinations);
+  }
+
+  /** The preset of {@code profile}, each profile key that is set replacing the preset's value. */
+  private static DestinationProfile readProfile(ConfigValues v) {
+    DestinationProfile.Preset preset = v.get(DESTINATION_PROFILE);
+    return new DestinationProfile(
+        preset,
+        v.find(DESTINATION_IDEMPOTENCY_HEADER)
+            .map(ConsumerConfig::noneIsEmpty)
+            .orElse(preset.idempotencyHeader()),
+        v.find(DESTINATION_DEDUP_WINDOW).orElse(preset.dedupWindow()),
+        v.find(DESTINATION_ERRORS_REPLAYED).orElse(preset.errorsReplayed()),
+        v.find(DESTINATION_REPLAY_MARKER_HEADER)
+            .map(ConsumerConfig::noneIsEmpty)
+            .orElse(preset.replayMarkerHeader()),
+        v.find(DESTINATION_CONFLICT).orElse(preset.conflict()),
+        noneIsEmpty(v.get(DESTINATION_CONFLICT_ID_HEADER)),
+        v.get(DESTINATION_REMOTE_ID_FIELD),
+        v.find(DESTINATION_LOOKUP_PATH)
+            .map(ConsumerConfig::noneIsEmpty)
+            .orElse(preset.lookupPath()),
+        v.get(DESTINATION_LOOKUP_ID_FIELD),
+        v.get(DESTINATION_HONOUR_RETRY_AFTER),
+        v.get(DESTINATION_RATE_LIMIT));
+  }
+
+  /** {@code none} (an empty value means "the preset's") says the destination has no such thing. */
+  private static Optional<String> noneIsEmpty(String value) {
+    return value.equals("none") ? Optional.empty() : Optional.of(value);
   }
 
   private static InboxSettings readInbox(ConfigValues values) {
@@ -553,6 +668,9 @@ public final class ConsumerConfig extends ProcessConfig {
             "a claim could expire while its call is still in flight");
       }
     }
+    for (DestinationConfig d : destinations.values()) {
+      validateProfile(problems, d);
+    }
     Duration inboxRetention = values.get(INBOX_RETENTION);
     Duration redeliveryWindow = values.get(INBOX_REDELIVERY_WINDOW);
     if (inboxRetention.compareTo(redeliveryWindow) < 0) {
@@ -618,6 +736,58 @@ public final class ConsumerConfig extends ProcessConfig {
           "dead letters would be read again as events");
     }
     problems.throwIfAny();
+  }
+
+  /** A profile's keys that only make sense together, each problem naming both keys. */
+  private static void validateProfile(ConfigProblems problems, DestinationConfig d) {
+    DestinationProfile p = d.profile();
+    String header = DESTINATIONS.fullName(d.name(), DESTINATION_IDEMPOTENCY_HEADER);
+    String window = DESTINATIONS.fullName(d.name(), DESTINATION_DEDUP_WINDOW);
+    if (p.idempotencyHeader().isPresent()) {
+      if (p.dedupWindow().isZero()) {
+        problems.add(
+            ConfigProblems.assignment(header, p.idempotencyHeader().orElseThrow())
+                + " needs "
+                + window
+                + ": how long the destination remembers a key decides when a resend is safe");
+      } else if (p.dedupWindow().compareTo(d.maxCallDuration()) <= 0) {
+        problems.contradiction(
+            window,
+            Durations.format(p.dedupWindow()),
+            "is not longer than",
+            DESTINATIONS.fullName(d.name(), DESTINATION_CONNECT_TIMEOUT),
+            Durations.format(d.connectTimeout())
+                + " + "
+                + ConfigProblems.assignment(
+                    DESTINATIONS.fullName(d.name(), DESTINATION_READ_TIMEOUT),
+                    Durations.format(d.readTimeout())),
+            "no resend with the key could land inside the window");
+      }
+    } else {
+      String noKey = " needs " + header + " (the profile has no key): ";
+      if (p.conflict() == DestinationProfile.Conflict.EXISTS) {
+        problems.add(
+            ConfigProblems.assignment(
+                    DESTINATIONS.fullName(d.name(), DESTINATION_CONFLICT), "exists")
+                + noKey
+                + "a 409 can say the article exists only for a key the destination deduplicates by");
+      }
+      if (p.errorsReplayed()) {
+        problems.add(
+            ConfigProblems.assignment(
+                    DESTINATIONS.fullName(d.name(), DESTINATION_ERRORS_REPLAYED), true)
+                + noKey
+                + "errors are replayed only for a repeated key");
+      }
+    }
+    if (p.errorsReplayed() && p.replayMarkerHeader().isEmpty()) {
+      problems.add(
+          ConfigProblems.assignment(
+                  DESTINATIONS.fullName(d.name(), DESTINATION_ERRORS_REPLAYED), true)
+              + " needs "
+              + DESTINATIONS.fullName(d.name(), DESTINATION_REPLAY_MARKER_HEADER)
+              + ": without the marker a replayed error cannot be told from a new one");
+    }
   }
 
   /** {@code consumer.ops.*}: where /health, /metrics and the operator API are served. */

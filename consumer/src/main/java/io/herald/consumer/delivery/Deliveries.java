@@ -43,7 +43,9 @@ public final class Deliveries implements DeliveryQueue {
   private static final String CLAIM_COLUMNS =
       "d.id, d.job_id, d.tenant_id, d.article_id, d.revision_id, d.destination,"
           + " d.idempotency_key, d.content::text AS content, d.claim_token, d.attempts,"
-          + " d.trace_parent, d.trace_state, d.uncertain_since, d.state";
+          + " d.trace_parent, d.trace_state, d.uncertain_since, d.state,"
+          + " floor(extract(epoch FROM now() - COALESCE(d.first_attempt_at, d.created_at))"
+          + " * 1000)::bigint AS since_first_attempt_ms";
 
   private static final String INSERT =
       """
@@ -97,6 +99,8 @@ public final class Deliveries implements DeliveryQueue {
              claim_token = d.claim_token + 1,
              lease_until = now() + ? * interval '1 millisecond',
              attempts = d.attempts + 1,
+             -- The start of the destination's dedup window for this delivery's key (V9).
+             first_attempt_at = COALESCE(d.first_attempt_at, now()),
              updated_at = now()
         FROM due
        WHERE d.id = due.id
@@ -113,6 +117,7 @@ public final class Deliveries implements DeliveryQueue {
              next_attempt_at = now() + ? * interval '1 millisecond',
              uncertain_since = CASE WHEN ? = 'UNCERTAIN' AND d.state <> 'UNCERTAIN'
                                     THEN now() ELSE d.uncertain_since END,
+             first_attempt_at = CASE WHEN ? THEN NULL ELSE d.first_attempt_at END,
              claim_owner = NULL,
              lease_until = NULL,
              updated_at = now()
@@ -187,6 +192,11 @@ public final class Deliveries implements DeliveryQueue {
          WHERE d.state = 'UNCERTAIN' AND d.destination = ?
            AND (d.lease_until IS NULL OR d.lease_until < now())
            AND d.attempts >= ? AND d.attempts < ?
+           -- The rule's bounds on the age of the first attempt (null: none), the dedup window.
+           AND (?::bigint IS NULL OR COALESCE(d.first_attempt_at, d.created_at)
+                                     > now() - ?::bigint * interval '1 millisecond')
+           AND (?::bigint IS NULL OR COALESCE(d.first_attempt_at, d.created_at)
+                                     <= now() - ?::bigint * interval '1 millisecond')
          ORDER BY d.uncertain_since
          LIMIT ?
          FOR UPDATE SKIP LOCKED)
@@ -235,6 +245,7 @@ public final class Deliveries implements DeliveryQueue {
              remote_id = COALESCE(?, d.remote_id),
              last_error = ?,
              attempts = CASE WHEN ? THEN 0 ELSE d.attempts END,
+             first_attempt_at = CASE WHEN ? THEN NULL ELSE d.first_attempt_at END,
              claim_token = d.claim_token + 1,
              claim_owner = NULL,
              lease_until = NULL,
@@ -254,6 +265,19 @@ public final class Deliveries implements DeliveryQueue {
         FROM consumer.delivery d
        WHERE d.state IN ('UNCERTAIN', 'NEEDS_RECONCILIATION') AND d.uncertain_since IS NOT NULL
        GROUP BY d.state
+      """;
+
+  /**
+   * The uncertainty budget per destination: few rows (only unsettled deliveries), read through
+   * ix_delivery_uncertain's partial index.
+   */
+  private static final String UNSETTLED_BY_DESTINATION =
+      """
+      SELECT d.destination, d.state, count(*),
+             floor(extract(epoch FROM now() - min(COALESCE(d.first_attempt_at, d.created_at))))::bigint
+        FROM consumer.delivery d
+       WHERE d.state IN ('UNCERTAIN', 'NEEDS_RECONCILIATION') AND d.uncertain_since IS NOT NULL
+       GROUP BY d.destination, d.state
       """;
 
   private final DataSource dataSource;
@@ -356,9 +380,10 @@ public final class Deliveries implements DeliveryQueue {
             update.setString(3, transition.reason());
             update.setLong(4, transition.retryIn().toMillis());
             update.setString(5, transition.to().name());
-            update.setObject(6, claim.id());
-            update.setLong(7, claim.claimToken());
-            update.setString(8, claim.state().name());
+            update.setBoolean(6, transition.restartsWindow());
+            update.setObject(7, claim.id());
+            update.setLong(8, claim.claimToken());
+            update.setString(9, claim.state().name());
             try (ResultSet rows = update.executeQuery()) {
               if (rows.next()) {
                 after = snapshot(rows);
@@ -464,6 +489,8 @@ public final class Deliveries implements DeliveryQueue {
       String destination,
       int minAttempts,
       int maxAttemptsExclusive,
+      Duration firstAttemptWithin,
+      Duration firstAttemptPast,
       Transition transition,
       int limit)
       throws SQLException {
@@ -475,9 +502,13 @@ public final class Deliveries implements DeliveryQueue {
             update.setString(1, destination);
             update.setInt(2, minAttempts);
             update.setInt(3, maxAttemptsExclusive);
-            update.setInt(4, limit);
-            update.setString(5, transition.to().name());
-            update.setString(6, transition.reason());
+            setMillis(update, 4, firstAttemptWithin);
+            setMillis(update, 5, firstAttemptWithin);
+            setMillis(update, 6, firstAttemptPast);
+            setMillis(update, 7, firstAttemptPast);
+            update.setInt(8, limit);
+            update.setString(9, transition.to().name());
+            update.setString(10, transition.reason());
             try (ResultSet rows = update.executeQuery()) {
               while (rows.next()) {
                 settled.add(snapshot(rows));
@@ -543,8 +574,9 @@ public final class Deliveries implements DeliveryQueue {
       update.setString(2, transition.remoteId());
       update.setString(3, transition.reason());
       update.setBoolean(4, transition.resetsAttempts());
-      update.setObject(5, deliveryId);
-      update.setString(6, from.name());
+      update.setBoolean(5, transition.restartsWindow());
+      update.setObject(6, deliveryId);
+      update.setString(7, from.name());
       try (ResultSet rows = update.executeQuery()) {
         if (!rows.next()) {
           // The row is locked by this transaction: only a caller that did not lock it gets here.
@@ -587,6 +619,33 @@ public final class Deliveries implements DeliveryQueue {
     return ages;
   }
 
+  @Override
+  public List<Unsettled> unsettledByDestination() throws SQLException {
+    List<Unsettled> unsettled = new ArrayList<>();
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement select = connection.prepareStatement(UNSETTLED_BY_DESTINATION);
+        ResultSet rows = select.executeQuery()) {
+      while (rows.next()) {
+        unsettled.add(
+            new Unsettled(
+                rows.getString(1),
+                DeliveryState.valueOf(rows.getString(2)),
+                rows.getLong(3),
+                Math.max(0, rows.getLong(4))));
+      }
+    }
+    return unsettled;
+  }
+
+  private static void setMillis(PreparedStatement statement, int index, Duration duration)
+      throws SQLException {
+    if (duration == null) {
+      statement.setNull(index, Types.BIGINT);
+    } else {
+      statement.setLong(index, duration.toMillis());
+    }
+  }
+
   private static List<ClaimedDelivery> claims(PreparedStatement claim) throws SQLException {
     List<ClaimedDelivery> claimed = new ArrayList<>();
     try (ResultSet rows = claim.executeQuery()) {
@@ -607,7 +666,8 @@ public final class Deliveries implements DeliveryQueue {
                 rows.getString("trace_parent"),
                 rows.getString("trace_state"),
                 instant(rows.getTimestamp("uncertain_since")),
-                DeliveryState.valueOf(rows.getString("state"))));
+                DeliveryState.valueOf(rows.getString("state")),
+                Duration.ofMillis(Math.max(0, rows.getLong("since_first_attempt_ms")))));
       }
     }
     return claimed;

@@ -47,12 +47,16 @@ public interface DeliveryQueue {
 
   /**
    * Applies {@code transition} to up to {@code limit} unclaimed UNCERTAIN deliveries of {@code
-   * destination} with {@code minAttempts <= attempts < maxAttemptsExclusive}.
+   * destination} with {@code minAttempts <= attempts < maxAttemptsExclusive} whose first attempt
+   * was less than {@code firstAttemptWithin} ago and at least {@code firstAttemptPast} ago (each
+   * null: no bound).
    */
   List<DeliverySnapshot> settleUncertain(
       String destination,
       int minAttempts,
       int maxAttemptsExclusive,
+      Duration firstAttemptWithin,
+      Duration firstAttemptPast,
       Transition transition,
       int limit)
       throws SQLException;
@@ -70,4 +74,10 @@ public interface DeliveryQueue {
    * since it became uncertain, by the database's clock; states without rows are absent.
    */
   Map<DeliveryState, Long> oldestUnsettledSeconds() throws SQLException;
+
+  /**
+   * Per destination and unsettled state (UNCERTAIN, NEEDS_RECONCILIATION): the count and the age of
+   * the oldest first attempt; pairs without deliveries are absent.
+   */
+  List<Unsettled> unsettledByDestination() throws SQLException;
 }

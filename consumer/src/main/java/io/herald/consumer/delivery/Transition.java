@@ -15,6 +15,9 @@ import java.util.Objects;
  * @param announced whether a status event of {@link #eventType()} is written with the change; only
  *     a lookup that got no answer stays {@code UNCERTAIN} silently
  * @param resetsAttempts whether the attempt count starts over (an operator's retry)
+ * @param restartsWindow whether the change proves that no earlier attempt created the article (a
+ *     lookup's "not found", an operator's retry): the delivery's first attempt is forgotten, so the
+ *     destination's dedup window is counted again from the next attempt
  */
 public record Transition(
     DeliveryState to,
@@ -22,7 +25,8 @@ public record Transition(
     String reason,
     Duration retryIn,
     boolean announced,
-    boolean resetsAttempts) {
+    boolean resetsAttempts,
+    boolean restartsWindow) {
 
   public Transition {
     Objects.requireNonNull(to, "to");
@@ -33,6 +37,16 @@ public record Transition(
     if (to == DeliveryState.PUBLISHED && (remoteId == null || remoteId.isBlank())) {
       throw new IllegalArgumentException("PUBLISHED needs the remote id");
     }
+  }
+
+  public Transition(
+      DeliveryState to,
+      String remoteId,
+      String reason,
+      Duration retryIn,
+      boolean announced,
+      boolean resetsAttempts) {
+    this(to, remoteId, reason, retryIn, announced, resetsAttempts, false);
   }
 
   private static Transition to(DeliveryState to, String reason) {
@@ -74,7 +88,14 @@ public record Transition(
 
   /** The same change, with the attempt count starting over. */
   public Transition withAttemptsReset() {
-    return new Transition(to, remoteId, reason, retryIn, announced, true);
+    return new Transition(to, remoteId, reason, retryIn, announced, true, restartsWindow);
+  }
+
+  /**
+   * The same change, proving no earlier attempt created the article (see {@code restartsWindow}).
+   */
+  public Transition withWindowRestarted() {
+    return new Transition(to, remoteId, reason, retryIn, announced, resetsAttempts, true);
   }
 
   /** The type of the status event written with this change, or null when it is not announced. */

@@ -18,6 +18,14 @@ public interface Destination extends AutoCloseable {
    */
   Outcome publish(ClaimedDelivery delivery);
 
+  /**
+   * Waits for this destination's rate limit ({@code rate-limit}) to allow one more request; called
+   * before {@link #publish} and {@link #lookUp}. Returns at once without a limit.
+   *
+   * @throws InterruptedException nothing was sent
+   */
+  default void awaitTurn() throws InterruptedException {}
+
   /** Asks whether an article carries the claimed delivery's idempotency key. */
   LookupResult lookUp(ClaimedDelivery delivery);
 

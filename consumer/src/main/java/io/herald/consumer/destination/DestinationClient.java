@@ -19,10 +19,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Talks to one destination publishing API over HTTP ({@code java.net.http}). Sends the delivery's
- * idempotency key as {@code Idempotency-Key} and as the article's {@code externalReference} on
- * every attempt, forwards the W3C trace context, and turns every answer into an {@link Outcome}
- * through {@link OutcomeClassifier}. It never throws for a remote failure.
+ * Talks to one destination publishing API over HTTP ({@code java.net.http}) as its {@link
+ * DestinationProfile} says. Sends the delivery's idempotency key in the profile's key header (when
+ * it has one) and as the article's {@code externalReference} on every attempt, forwards the W3C
+ * trace context, looks articles up at the profile's lookup path, spaces requests by its rate limit,
+ * and turns every answer into an {@link Outcome} through {@link OutcomeClassifier}. It never throws
+ * for a remote failure.
  *
  * <p>Thread-safe; one instance per destination, shared by all dispatch workers.
  */
@@ -30,9 +32,11 @@ public final class DestinationClient implements Destination {
 
   private final DestinationConfig config;
   private final HttpClient http;
+  private final RateLimiter rateLimiter;
 
   public DestinationClient(DestinationConfig config, Executor executor) {
     this.config = config;
+    this.rateLimiter = new RateLimiter(config.profile().rateLimit(), System::nanoTime);
     this.http =
         HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
@@ -59,15 +63,19 @@ public final class DestinationClient implements Destination {
         HttpRequest.newBuilder(articles(""))
             .timeout(config.readTimeout())
             .header("Content-Type", "application/json")
-            .header("Idempotency-Key", delivery.idempotencyKey())
             .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+    config
+        .profile()
+        .idempotencyHeader()
+        .ifPresent(header -> request.header(header, delivery.idempotencyKey()));
     decorate(request, delivery);
     try {
       HttpResponse<String> response = exchange(request.build());
       return OutcomeClassifier.classify(
+          config.profile(),
           response.statusCode(),
           response.body(),
-          response.headers().firstValue("Retry-After").orElse(null));
+          name -> response.headers().firstValue(name));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return OutcomeClassifier.classify(e);
@@ -76,18 +84,35 @@ public final class DestinationClient implements Destination {
     }
   }
 
-  /** Looks the delivery's article up by its external reference (the idempotency key). */
+  @Override
+  public void awaitTurn() throws InterruptedException {
+    rateLimiter.acquire();
+  }
+
+  /**
+   * Looks the delivery's article up by its external reference (the idempotency key) at the
+   * profile's lookup path; a destination without one answers {@link LookupResult.Unavailable}.
+   */
   @Override
   public LookupResult lookUp(ClaimedDelivery delivery) {
+    if (config.profile().lookupPath().isEmpty()) {
+      return new LookupResult.Unavailable("the destination's profile has no lookup-path");
+    }
     URI uri =
-        articles(
-            "?externalReference="
-                + URLEncoder.encode(delivery.idempotencyKey(), StandardCharsets.UTF_8));
+        under(
+            config
+                .profile()
+                .lookupPath()
+                .get()
+                .replace(
+                    DestinationProfile.REFERENCE,
+                    URLEncoder.encode(delivery.idempotencyKey(), StandardCharsets.UTF_8)));
     HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(config.readTimeout()).GET();
     decorate(request, delivery);
     try {
       HttpResponse<String> response = exchange(request.build());
-      return OutcomeClassifier.classifyLookup(response.statusCode(), response.body());
+      return OutcomeClassifier.classifyLookup(
+          config.profile(), response.statusCode(), response.body());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return OutcomeClassifier.classifyLookup(e);
@@ -135,9 +160,13 @@ public final class DestinationClient implements Destination {
 
   /** {@code <base-url>/articles}, keeping any path of the base URL ({@code http://h/dest-a}). */
   private URI articles(String query) {
+    return under("/articles" + query);
+  }
+
+  /** {@code <base-url><path>}, keeping any path of the base URL; {@code path} starts with /. */
+  private URI under(String path) {
     String base = config.baseUrl().toString();
-    return URI.create(
-        (base.endsWith("/") ? base.substring(0, base.length() - 1) : base) + "/articles" + query);
+    return URI.create((base.endsWith("/") ? base.substring(0, base.length() - 1) : base) + path);
   }
 
   private void decorate(HttpRequest.Builder request, ClaimedDelivery delivery) {

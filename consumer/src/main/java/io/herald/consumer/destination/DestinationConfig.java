@@ -14,10 +14,8 @@ import java.util.Optional;
  * @param name the destination name used in publication requests
  * @param baseUrl {@code base-url}: where {@code POST /articles} and {@code GET
  *     /articles?externalReference=} live
- * @param idempotencyKeySupported {@code idempotency-key-supported}: the API deduplicates requests
- *     carrying the same {@code Idempotency-Key}, so uncertain outcomes are sent again with that key
- * @param lookupSupported {@code lookup-supported}: the API can find an article by its external
- *     reference, so uncertain outcomes are looked up after {@code consumer.reconcile.grace-period}
+ * @param profile {@code profile} and the keys refining it: how the API deduplicates (key header,
+ *     window, replays, 409), looks articles up, and limits callers
  * @param connectTimeout {@code connect-timeout}: nothing sent yet, so a timeout is a definite
  *     failure
  * @param readTimeout {@code read-timeout}: the wait for the answer after sending; a timeout makes
@@ -28,8 +26,7 @@ import java.util.Optional;
 public record DestinationConfig(
     String name,
     URI baseUrl,
-    boolean idempotencyKeySupported,
-    boolean lookupSupported,
+    DestinationProfile profile,
     Duration connectTimeout,
     Duration readTimeout,
     int concurrency,
@@ -38,9 +35,34 @@ public record DestinationConfig(
   public DestinationConfig {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(baseUrl, "baseUrl");
+    Objects.requireNonNull(profile, "profile");
     Objects.requireNonNull(connectTimeout, "connectTimeout");
     Objects.requireNonNull(readTimeout, "readTimeout");
     Objects.requireNonNull(authToken, "authToken");
+  }
+
+  /**
+   * Whether the API deduplicates requests carrying the same key (the profile has a key header), so
+   * an uncertain outcome may be sent again with that key inside the window.
+   */
+  public boolean idempotencyKeySupported() {
+    return profile.idempotencyHeader().isPresent();
+  }
+
+  /** Whether the API finds an article by its external reference (the profile has a lookup). */
+  public boolean lookupSupported() {
+    return profile.lookupPath().isPresent();
+  }
+
+  /**
+   * How long after a delivery's first attempt a resend with its key still lands inside the
+   * destination's dedup window: the window less one whole call (connect and read timeouts), since a
+   * resend started just before the window ends may reach the destination after it. Zero without a
+   * key.
+   */
+  public Duration resendWindow() {
+    Duration window = profile.dedupWindow().minus(maxCallDuration());
+    return window.isNegative() ? Duration.ZERO : window;
   }
 
   /** The longest a single call can take: what a dispatch lease must outlast. */
@@ -55,10 +77,10 @@ public record DestinationConfig(
         + name
         + ", "
         + EffectiveConfig.maskEmbedded(baseUrl.toString())
-        + ", idempotencyKeySupported="
-        + idempotencyKeySupported
-        + ", lookupSupported="
-        + lookupSupported
+        + ", "
+        + profile.guarantee()
+        + ", "
+        + profile
         + ", connectTimeout="
         + Durations.format(connectTimeout)
         + ", readTimeout="

@@ -81,4 +81,16 @@ public sealed interface Outcome {
       return "uncertain";
     }
   }
+
+  /**
+   * The destination answered an error it saved for this key and replays to every repeat (the
+   * profile's {@code errors-replayed}, recognised by its replay marker): sending again with the key
+   * cannot change the answer, and whether the first request took effect is unknown.
+   */
+  record ReplayedError(String reason, Integer httpStatus) implements Outcome {
+    @Override
+    public String label() {
+      return "replayed-error";
+    }
+  }
 }

@@ -8,6 +8,8 @@ import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpTimeoutException;
 import java.nio.channels.UnresolvedAddressException;
 import java.time.Duration;
+import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * The one place that decides what a destination's answer, or the lack of one, means (guarantee 4).
@@ -19,7 +21,9 @@ import java.time.Duration;
  *   <tr><th>seen</th><th>outcome</th><th>why</th></tr>
  *   <tr><td>2xx with {@code id}</td><td>Published</td><td>the article exists</td></tr>
  *   <tr><td>2xx without {@code id}</td><td>Uncertain</td><td>accepted, but we cannot record it</td></tr>
+ *   <tr><td>409 at a destination whose profile says {@code conflict=exists}</td><td>Published</td><td>the key's article exists (id from the configured header or field)</td></tr>
  *   <tr><td>408, 409, 429, 503</td><td>Retry</td><td>explicitly not processed (409: same key in flight)</td></tr>
+ *   <tr><td>an error carrying the replay marker where errors are replayed</td><td>ReplayedError</td><td>the saved answer of an earlier attempt</td></tr>
  *   <tr><td>other 4xx</td><td>Permanent</td><td>the destination refuses this article</td></tr>
  *   <tr><td>3xx, other 5xx</td><td>Uncertain</td><td>the request may have been processed</td></tr>
  *   <tr><td>connect refused or timed out, unknown host</td><td>Retry</td><td>nothing was sent</td></tr>
@@ -27,29 +31,87 @@ import java.time.Duration;
  *   <tr><td>answer over {@link BoundedBody#MAX_BYTES}, or unfinished at the call's deadline</td>
  *       <td>Uncertain</td><td>sent, answer unreadable</td></tr>
  * </table>
+ *
+ * <p>Where the remote id is, what a 409 means, whether a replayed error is recognised and whether
+ * {@code Retry-After} counts come from the destination's {@link DestinationProfile}; the methods
+ * without a profile use {@link #DEFAULT}.
  */
 public final class OutcomeClassifier {
 
   private OutcomeClassifier() {}
 
+  /** Remote ids at {@code /id}, 409 in flight, no replayed errors, Retry-After honoured. */
+  public static final DestinationProfile DEFAULT = DestinationProfile.Preset.NONE.profile();
+
   public static Outcome classify(int status, String body, String retryAfterHeader) {
+    return classify(
+        DEFAULT,
+        status,
+        body,
+        name ->
+            name.equalsIgnoreCase("Retry-After") ? Optional.ofNullable(retryAfterHeader) : null);
+  }
+
+  /**
+   * Classifies a publish answer at a destination with {@code profile}.
+   *
+   * @param headers the answer's first value of a header by name (case-insensitive), empty when
+   *     absent
+   */
+  public static Outcome classify(
+      DestinationProfile profile,
+      int status,
+      String body,
+      Function<String, Optional<String>> headers) {
     if (status >= 200 && status < 300) {
-      String remoteId = remoteId(body);
+      String remoteId = remoteId(body, profile.remoteIdField());
       return remoteId != null
           ? new Outcome.Published(remoteId, status)
           : new Outcome.Uncertain(
               "HTTP " + status + " without a remote id: " + abbreviate(body), status);
     }
     String what = "HTTP " + status + ": " + abbreviate(body);
+    if (status == 409 && profile.conflict() == DestinationProfile.Conflict.EXISTS) {
+      String remoteId =
+          profile.conflictIdHeader().isPresent()
+              ? header(headers, profile.conflictIdHeader().get()).orElse(null)
+              : remoteId(body, profile.remoteIdField());
+      return remoteId != null && !remoteId.isBlank()
+          ? new Outcome.Published(remoteId, status)
+          : new Outcome.Uncertain(
+              "HTTP 409: the key's article exists but the answer names no remote id: "
+                  + abbreviate(body),
+              status);
+    }
+    boolean permanent =
+        status >= 400 && status < 500 && status != 408 && status != 409 && status != 429;
+    if (!permanent && replayed(profile, headers)) {
+      return new Outcome.ReplayedError(
+          what + " (replayed for the key: " + profile.replayMarkerHeader().orElseThrow() + ")",
+          status);
+    }
+    Duration retryAfter =
+        profile.honourRetryAfter() ? retryAfter(header(headers, "Retry-After").orElse(null)) : null;
     return switch (status) {
-      case 408, 409, 429, 503 -> new Outcome.Retry(what, retryAfter(retryAfterHeader), status);
+      case 408, 409, 429, 503 -> new Outcome.Retry(what, retryAfter, status);
       default -> {
-        if (status >= 400 && status < 500) {
+        if (permanent) {
           yield new Outcome.Permanent(what, status);
         }
         yield new Outcome.Uncertain(what, status);
       }
     };
+  }
+
+  private static boolean replayed(
+      DestinationProfile profile, Function<String, Optional<String>> headers) {
+    return profile.errorsReplayed()
+        && profile.replayMarkerHeader().flatMap(marker -> header(headers, marker)).isPresent();
+  }
+
+  private static Optional<String> header(Function<String, Optional<String>> headers, String name) {
+    Optional<String> value = headers.apply(name);
+    return value == null ? Optional.empty() : value;
   }
 
   public static Outcome classify(Throwable failure) {
@@ -70,8 +132,13 @@ public final class OutcomeClassifier {
   }
 
   public static LookupResult classifyLookup(int status, String body) {
+    return classifyLookup(DEFAULT, status, body);
+  }
+
+  /** Classifies a lookup answer, the remote id at the profile's {@code lookup-id-field}. */
+  public static LookupResult classifyLookup(DestinationProfile profile, int status, String body) {
     if (status == 200) {
-      String remoteId = remoteId(body);
+      String remoteId = remoteId(body, profile.lookupIdField());
       return remoteId != null
           ? new LookupResult.Found(remoteId, status)
           : new LookupResult.Unavailable(
@@ -100,13 +167,14 @@ public final class OutcomeClassifier {
     return false;
   }
 
-  private static String remoteId(String body) {
+  /** The id at JSON pointer {@code field} of {@code body}: text or an integer, not blank. */
+  private static String remoteId(String body, String field) {
     if (body == null || body.isBlank()) {
       return null;
     }
     try {
       JsonNode json = Json.mapper().readTree(body);
-      JsonNode id = json == null ? null : json.get("id");
+      JsonNode id = json == null ? null : json.at(field);
       if (id != null && (id.isTextual() || id.isIntegralNumber()) && !id.asText().isBlank()) {
         return id.asText();
       }

@@ -6,9 +6,12 @@ import io.herald.consumer.delivery.DeliveryQueue;
 import io.herald.consumer.delivery.DeliverySnapshot;
 import io.herald.consumer.delivery.Transition;
 import io.herald.consumer.destination.Destination;
+import io.herald.consumer.destination.DestinationConfig;
 import io.herald.consumer.destination.Outcome;
 import io.herald.consumer.metrics.ConsumerMetrics;
+import io.herald.consumer.policy.Capabilities;
 import io.herald.consumer.policy.DeliveryPolicy;
+import io.herald.consumer.policy.DeliveryPolicy.Decision;
 import io.herald.consumer.policy.DeliveryPolicy.Input;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -21,6 +24,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,21 +63,45 @@ public final class Dispatcher implements AutoCloseable {
   private boolean signalled;
   private Thread poller;
 
-  private record Lane(Destination client, Semaphore permits) {
+  private record Lane(Destination client, Semaphore permits, Capabilities capabilities) {
     String name() {
       return client.config().name();
     }
   }
 
   /**
+   * The outcome recorded for a claim the policy did not let send (its first attempt is past the
+   * destination's resend window): the attempt row says "withheld", nothing was sent.
+   */
+  private static final Outcome WITHHELD = new Outcome.Retry("not sent", null);
+
+  /** A dispatcher whose policy knows each destination by {@link Capabilities#of}. */
+  public Dispatcher(
+      DeliveryQueue deliveries,
+      Map<String, ? extends Destination> destinations,
+      DispatchSettings settings,
+      DeliveryPolicy policy,
+      ConsumerMetrics metrics) {
+    this(
+        deliveries,
+        destinations,
+        settings,
+        policy,
+        config -> Capabilities.of(config, Duration.ZERO),
+        metrics);
+  }
+
+  /**
    * @param settings validated by the configuration, the lease included: it outlasts every
    *     destination's connect and read timeouts together
+   * @param capabilities what the policy knows of a destination (its key, window and lookup)
    */
   public Dispatcher(
       DeliveryQueue deliveries,
       Map<String, ? extends Destination> destinations,
       DispatchSettings settings,
       DeliveryPolicy policy,
+      Function<DestinationConfig, Capabilities> capabilities,
       ConsumerMetrics metrics) {
     this.globalPermits = new Semaphore(settings.poolSize());
     this.deliveries = deliveries;
@@ -89,7 +117,11 @@ public final class Dispatcher implements AutoCloseable {
             System::nanoTime,
             metrics);
     for (Destination client : destinations.values()) {
-      lanes.add(new Lane(client, new Semaphore(client.config().concurrency())));
+      lanes.add(
+          new Lane(
+              client,
+              new Semaphore(client.config().concurrency()),
+              capabilities.apply(client.config())));
     }
   }
 
@@ -185,8 +217,25 @@ public final class Dispatcher implements AutoCloseable {
   }
 
   private void dispatch(Lane lane, ClaimedDelivery claim, LeaseKeeper.Held held) {
+    boolean turn;
+    try {
+      lane.client().awaitTurn();
+      turn = true;
+    } catch (InterruptedException e) {
+      // Cancelled or closing before anything was sent: recorded below as a definite "not sent".
+      turn = false;
+    }
+    // Decided after the rate limit's wait, just before the call: the window may end meanwhile.
+    if (turn && policy.decide(claim.state(), claimed(lane, claim)) instanceof Decision.Move no) {
+      held.endCall();
+      record(lane, claim, no.transition(), WITHHELD, Duration.ZERO);
+      return;
+    }
     long start = System.nanoTime();
-    Outcome outcome = lane.client().publish(claim);
+    Outcome outcome =
+        turn
+            ? lane.client().publish(claim)
+            : new Outcome.Retry("not sent: interrupted while waiting for the rate limit", null);
     Duration took = Duration.ofNanos(System.nanoTime() - start);
     // A cancelled call ends with the client's classification of the interrupt (uncertain: the
     // request may have been sent); the interrupt is cleared so the result is still recorded, and
@@ -199,6 +248,17 @@ public final class Dispatcher implements AutoCloseable {
                 claim.state(),
                 new Input.Dispatched(outcome, claim.attempts(), claim.wasEverUncertain()))
             .transition();
+    record(lane, claim, transition, outcome, took);
+  }
+
+  /** What the policy needs to decide whether a claimed delivery may be sent. */
+  private static Input.Claimed claimed(Lane lane, ClaimedDelivery claim) {
+    return new Input.Claimed(
+        lane.capabilities(), claim.wasEverUncertain(), claim.sinceFirstAttempt());
+  }
+
+  private void record(
+      Lane lane, ClaimedDelivery claim, Transition transition, Outcome outcome, Duration took) {
     Optional<DeliverySnapshot> recorded;
     try {
       recorded =
@@ -209,9 +269,9 @@ public final class Dispatcher implements AutoCloseable {
                   Attempt.Kind.PUBLISH,
                   settings.owner(),
                   took,
-                  outcome.label(),
+                  outcome == WITHHELD ? "withheld" : outcome.label(),
                   outcome.httpStatus(),
-                  outcome.reason()));
+                  outcome == WITHHELD ? transition.reason() : outcome.reason()));
     } catch (SQLException | RuntimeException e) {
       // The outcome is lost with this process's memory; the lease expires and the reconciler
       // treats the delivery as uncertain, which is exactly what it is for everybody else.

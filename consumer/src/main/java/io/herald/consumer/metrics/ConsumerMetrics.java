@@ -1,13 +1,18 @@
 package io.herald.consumer.metrics;
 
 import io.herald.consumer.delivery.DeliveryState;
+import io.herald.consumer.delivery.Unsettled;
+import io.herald.consumer.destination.DestinationProfile;
+import io.herald.consumer.destination.GuaranteeTier;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -22,6 +27,11 @@ public final class ConsumerMetrics {
   private final Map<DeliveryState, AtomicLong> deliveriesByState =
       new EnumMap<>(DeliveryState.class);
   private final Map<DeliveryState, AtomicLong> oldestUnsettled = new EnumMap<>(DeliveryState.class);
+
+  private static final List<DeliveryState> UNSETTLED =
+      List.of(DeliveryState.UNCERTAIN, DeliveryState.NEEDS_RECONCILIATION);
+  private final Map<String, AtomicLong> unsettledCount = new ConcurrentHashMap<>();
+  private final Map<String, AtomicLong> unsettledAge = new ConcurrentHashMap<>();
 
   public ConsumerMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -43,6 +53,68 @@ public final class ConsumerMetrics {
                   + " there is none (refreshed with the per-state counts)")
           .tag("state", state.name())
           .register(registry);
+    }
+  }
+
+  /**
+   * Registers a configured destination: {@code
+   * herald_consumer_destination_info{destination,tier,guarantee} 1} (its guarantee tier, as a label
+   * value and as operators read it), {@code herald_consumer_destination_dedup_window_seconds} (0
+   * without a key), and its uncertainty budget, {@code
+   * herald_consumer_destination_unsettled{destination,state}} and {@code
+   * herald_consumer_destination_unsettled_oldest_age_seconds{destination,state}} for UNCERTAIN and
+   * NEEDS_RECONCILIATION, set by {@link #unsettled}.
+   */
+  public void destination(String destination, DestinationProfile profile) {
+    GuaranteeTier tier = profile.tier();
+    Gauge.builder("herald.consumer.destination.info", () -> 1)
+        .description(
+            "A configured destination and the guarantee tier its profile allows (always 1)")
+        .tag("destination", destination)
+        .tag("tier", tier.label())
+        .tag("guarantee", profile.guarantee())
+        .register(registry);
+    long window = profile.idempotencyHeader().isPresent() ? profile.dedupWindow().toSeconds() : 0;
+    Gauge.builder("herald.consumer.destination.dedup.window.seconds", () -> window)
+        .description("How long the destination remembers an idempotency key (0: it has no key)")
+        .tag("destination", destination)
+        .register(registry);
+    for (DeliveryState state : UNSETTLED) {
+      AtomicLong count = new AtomicLong();
+      AtomicLong age = new AtomicLong();
+      unsettledCount.put(destination + "/" + state, count);
+      unsettledAge.put(destination + "/" + state, age);
+      Gauge.builder("herald.consumer.destination.unsettled", count, AtomicLong::doubleValue)
+          .description(
+              "Deliveries of the destination in the state (refreshed every reconcile round)")
+          .tag("destination", destination)
+          .tag("state", state.name())
+          .register(registry);
+      Gauge.builder(
+              "herald.consumer.destination.unsettled.oldest.age.seconds",
+              age,
+              AtomicLong::doubleValue)
+          .description(
+              "Age of the first attempt of the destination's oldest delivery in the state, 0 when"
+                  + " none: compare with its dedup window")
+          .tag("destination", destination)
+          .tag("state", state.name())
+          .register(registry);
+    }
+  }
+
+  /** Sets every registered destination's budget gauges from a fresh reading; absent pairs are 0. */
+  public void unsettled(List<Unsettled> reading) {
+    unsettledCount.values().forEach(v -> v.set(0));
+    unsettledAge.values().forEach(v -> v.set(0));
+    for (Unsettled u : reading) {
+      AtomicLong count = unsettledCount.get(u.destination() + "/" + u.state());
+      AtomicLong age = unsettledAge.get(u.destination() + "/" + u.state());
+      // A destination no longer configured has no gauges; its deliveries count in the totals.
+      if (count != null) {
+        count.set(u.count());
+        age.set(u.oldestFirstAttemptSeconds());
+      }
     }
   }
 

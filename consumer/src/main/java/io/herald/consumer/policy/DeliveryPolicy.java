@@ -56,6 +56,23 @@ public final class DeliveryPolicy {
       }
     }
 
+    /**
+     * A dispatcher holds a fresh claim and is about to send: may it? At a destination with a key, a
+     * delivery whose earlier attempt may have taken effect is resent only while its first attempt
+     * is inside the destination's resend window; after it the key protects nothing.
+     *
+     * @param everUncertain whether an earlier attempt of this delivery was uncertain
+     * @param sinceFirstAttempt how long ago the delivery's first attempt (of its current series)
+     *     was
+     */
+    record Claimed(Capabilities destination, boolean everUncertain, Duration sinceFirstAttempt)
+        implements Input {
+      public Claimed {
+        Objects.requireNonNull(destination, "destination");
+        Objects.requireNonNull(sinceFirstAttempt, "sinceFirstAttempt");
+      }
+    }
+
     /** The reconciler's lookup by external reference answered. */
     record LookedUp(LookupResult result, Capabilities destination, int attempts) implements Input {
       public LookedUp {
@@ -71,12 +88,20 @@ public final class DeliveryPolicy {
      * A reconciliation round found the delivery with nobody holding it.
      *
      * @param uncertainFor how long the delivery has been uncertain
+     * @param sinceFirstAttempt how long ago its first attempt (of its current series) was
      */
-    record Reconcile(Capabilities destination, int attempts, Duration uncertainFor)
+    record Reconcile(
+        Capabilities destination, int attempts, Duration uncertainFor, Duration sinceFirstAttempt)
         implements Input {
       public Reconcile {
         Objects.requireNonNull(destination, "destination");
         Objects.requireNonNull(uncertainFor, "uncertainFor");
+        Objects.requireNonNull(sinceFirstAttempt, "sinceFirstAttempt");
+      }
+
+      /** A delivery whose first attempt was as long ago as it has been uncertain. */
+      public Reconcile(Capabilities destination, int attempts, Duration uncertainFor) {
+        this(destination, attempts, uncertainFor, uncertainFor);
       }
     }
 
@@ -106,6 +131,9 @@ public final class DeliveryPolicy {
     /** Ask the destination whether the article exists (lease it for a lookup). */
     record LookUp() implements Decision {}
 
+    /** Call the destination: the claimed delivery may be sent. */
+    record Send() implements Decision {}
+
     /** Nothing yet: ask again once {@code remaining} has passed. */
     record Wait(Duration remaining) implements Decision {}
 
@@ -123,12 +151,32 @@ public final class DeliveryPolicy {
 
   /**
    * What the reconciler does with unclaimed UNCERTAIN deliveries at one destination whose attempt
-   * count is in {@code [minAttempts, maxAttemptsExclusive)}: a {@link Decision.Move} applied to all
-   * of them at once, or a {@link Decision.LookUp} once each is uncertain for the lookup grace.
+   * count is in {@code [minAttempts, maxAttemptsExclusive)} and whose first attempt was less than
+   * {@code firstAttemptWithin} ago (null: any) and at least {@code firstAttemptPast} ago (null:
+   * any): a {@link Decision.Move} applied to all of them at once, or a {@link Decision.LookUp} once
+   * each is uncertain for the lookup grace.
    */
-  public record UncertainRule(int minAttempts, int maxAttemptsExclusive, Decision decision) {
+  public record UncertainRule(
+      int minAttempts,
+      int maxAttemptsExclusive,
+      Duration firstAttemptWithin,
+      Duration firstAttemptPast,
+      Decision decision) {
+
+    /** A rule for every age of the first attempt. */
+    public UncertainRule(int minAttempts, int maxAttemptsExclusive, Decision decision) {
+      this(minAttempts, maxAttemptsExclusive, null, null, decision);
+    }
+
+    /** Whether the rule's attempt range holds {@code attempts} (whatever the age). */
     boolean covers(int attempts) {
       return attempts >= minAttempts && attempts < maxAttemptsExclusive;
+    }
+
+    boolean covers(int attempts, Duration sinceFirstAttempt) {
+      return covers(attempts)
+          && (firstAttemptWithin == null || sinceFirstAttempt.compareTo(firstAttemptWithin) < 0)
+          && (firstAttemptPast == null || sinceFirstAttempt.compareTo(firstAttemptPast) >= 0);
     }
   }
 
@@ -177,6 +225,10 @@ public final class DeliveryPolicy {
           state == DeliveryState.DISPATCHING
               ? move(dispatched(dispatched))
               : refuse("a destination's answer is recorded only under a dispatch claim", state);
+      case Input.Claimed claimed ->
+          state == DeliveryState.DISPATCHING
+              ? claimed(claimed)
+              : refuse("only a dispatch claim is sent", state);
       case Input.LookedUp lookedUp ->
           state == DeliveryState.UNCERTAIN
               ? move(lookedUp(lookedUp))
@@ -214,7 +266,7 @@ public final class DeliveryPolicy {
    */
   public List<UncertainRule> uncertainRules(Capabilities destination) {
     if (destination.honoursIdempotencyKey()) {
-      return List.of(
+      UncertainRule exhausted =
           new UncertainRule(
               maxAttempts,
               Integer.MAX_VALUE,
@@ -223,14 +275,26 @@ public final class DeliveryPolicy {
                       "uncertain after "
                           + maxAttempts
                           + " attempts at a destination that honours idempotency keys: an"
-                          + " operator decides"))),
-          new UncertainRule(
-              0,
-              maxAttempts,
-              move(
-                  Transition.pending(
-                      "uncertain outcome; the destination honours idempotency keys: retry with"
-                          + " the same key"))));
+                          + " operator decides")));
+      Transition resend =
+          Transition.pending(
+              "uncertain outcome; the destination honours idempotency keys: retry with"
+                  + " the same key");
+      if (!destination.keyExpires()) {
+        return List.of(exhausted, new UncertainRule(0, maxAttempts, move(resend)));
+      }
+      Duration window = destination.resendWindow();
+      // Past the window the key protects nothing: a resend could create a second article.
+      Decision past =
+          destination.supportsLookup()
+              ? new Decision.LookUp()
+              : move(Transition.needsReconciliation(pastWindow(window) + ": an operator decides"));
+      // The lookup rule last: the reconciler settles the rules in order, so the deliveries still
+      // inside the window are resent before the lookup claims what is left.
+      return List.of(
+          exhausted,
+          new UncertainRule(0, maxAttempts, window, null, move(resend)),
+          new UncertainRule(0, maxAttempts, null, window, past));
     }
     if (destination.supportsLookup()) {
       return List.of(new UncertainRule(0, Integer.MAX_VALUE, new Decision.LookUp()));
@@ -245,11 +309,44 @@ public final class DeliveryPolicy {
                         + " lookup: an operator decides"))));
   }
 
+  private static String pastWindow(Duration window) {
+    return "the first attempt is older than the destination's resend window ("
+        + window
+        + ", its dedup window less one call): the key no longer protects a resend";
+  }
+
+  private Decision claimed(Input.Claimed claimed) {
+    Capabilities destination = claimed.destination();
+    // Without a key a resend follows only a proof that nothing was created (a lookup's "not
+    // found", an operator's retry) or answers that nothing was processed: always safe. With one,
+    // so is a delivery no attempt of which may have taken effect.
+    if (!destination.honoursIdempotencyKey()
+        || !claimed.everUncertain()
+        || claimed.sinceFirstAttempt().compareTo(destination.resendWindow()) < 0) {
+      return new Decision.Send();
+    }
+    String why =
+        pastWindow(destination.resendWindow())
+            + " (first attempt "
+            + claimed.sinceFirstAttempt()
+            + " ago, an earlier attempt was uncertain)";
+    return move(
+        destination.supportsLookup()
+            ? Transition.uncertain(why + ": not sent, looked up instead")
+            : Transition.needsReconciliation(why + ": not sent, an operator decides"));
+  }
+
   private Transition dispatched(Input.Dispatched dispatched) {
     return switch (dispatched.outcome()) {
       case Outcome.Published published -> Transition.published(published.remoteId(), null);
       case Outcome.Permanent permanent -> Transition.failed("rejected: " + permanent.reason());
       case Outcome.Uncertain uncertain -> Transition.uncertain(uncertain.reason());
+      case Outcome.ReplayedError replayed ->
+          Transition.needsReconciliation(
+              replayed.reason()
+                  + ": the destination gives every repeat of the key this answer, so a resend"
+                  + " cannot succeed, and whether the first request took effect is unknown; an"
+                  + " operator decides");
       case Outcome.Retry retry -> {
         int attempts = dispatched.attempts();
         if (attempts < maxAttempts) {
@@ -272,9 +369,10 @@ public final class DeliveryPolicy {
       case LookupResult.NotFound notFound ->
           lookedUp.attempts() < maxAttempts
               ? Transition.pending(
-                  "lookup found no article "
-                      + lookedUp.destination().lookupGrace()
-                      + " after the uncertain attempt: safe retry")
+                      "lookup found no article "
+                          + lookedUp.destination().lookupGrace()
+                          + " after the uncertain attempt: safe retry")
+                  .withWindowRestarted()
               : Transition.needsReconciliation(
                   "lookup found no article but "
                       + lookedUp.attempts()
@@ -286,7 +384,7 @@ public final class DeliveryPolicy {
 
   private Decision reconcile(Input.Reconcile reconcile) {
     for (UncertainRule rule : uncertainRules(reconcile.destination())) {
-      if (rule.covers(reconcile.attempts())) {
+      if (rule.covers(reconcile.attempts(), reconcile.sinceFirstAttempt())) {
         Duration grace = reconcile.destination().lookupGrace();
         if (rule.decision() instanceof Decision.LookUp
             && reconcile.uncertainFor().compareTo(grace) < 0) {
@@ -309,7 +407,7 @@ public final class DeliveryPolicy {
     return move(
         switch (action) {
           case MARK_PUBLISHED -> Transition.published(operator.remoteId(), reason);
-          case RETRY -> Transition.pending(reason).withAttemptsReset();
+          case RETRY -> Transition.pending(reason).withAttemptsReset().withWindowRestarted();
           case ABANDON -> Transition.abandoned(reason);
         });
   }

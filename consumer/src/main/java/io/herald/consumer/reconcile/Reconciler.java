@@ -36,9 +36,11 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>expired dispatch claims become UNCERTAIN (the request may have been sent);
  *   <li>per destination: one that honours idempotency keys gets the delivery back as PENDING, to be
- *       sent again with the same key; one with a lookup is asked, after the grace period, whether
- *       the article exists (found: PUBLISHED with its id; not found: PENDING, a safe retry); one
- *       with neither gets NEEDS_RECONCILIATION and an operator decides. Never a blind retry.
+ *       sent again with the same key, while its first attempt is inside the destination's resend
+ *       window (past it: a lookup if there is one, else an operator); one with a lookup is asked,
+ *       after the grace period, whether the article exists (found: PUBLISHED with its id; not
+ *       found: PENDING, a safe retry); one with neither gets NEEDS_RECONCILIATION and an operator
+ *       decides. Never a blind retry.
  * </ol>
  *
  * <p>Those rules are the {@link DeliveryPolicy}'s ({@link DeliveryPolicy#uncertainRules}, applied
@@ -119,12 +121,12 @@ public final class Reconciler implements AutoCloseable {
     }
     metrics.deliveriesByState(deliveries.countByState());
     metrics.oldestUnsettledSeconds(deliveries.oldestUnsettledSeconds());
+    metrics.unsettled(deliveries.unsettledByDestination());
   }
 
   /** What the policy needs to know about a destination. */
   private Capabilities capabilities(DestinationConfig config) {
-    return new Capabilities(
-        config.idempotencyKeySupported(), config.lookupSupported(), settings.gracePeriod());
+    return Capabilities.of(config, settings.gracePeriod());
   }
 
   private void settle(DestinationConfig config, UncertainRule rule, Transition transition)
@@ -136,6 +138,8 @@ public final class Reconciler implements AutoCloseable {
               config.name(),
               rule.minAttempts(),
               rule.maxAttemptsExclusive(),
+              rule.firstAttemptWithin(),
+              rule.firstAttemptPast(),
               transition,
               settings.batchSize());
       for (DeliverySnapshot delivery : settled) {
@@ -176,6 +180,13 @@ public final class Reconciler implements AutoCloseable {
   }
 
   private void resolve(Destination client, ClaimedDelivery claim) {
+    try {
+      client.awaitTurn();
+    } catch (InterruptedException e) {
+      // Closing: nothing asked; the lookup claim expires and the delivery is looked up again.
+      Thread.currentThread().interrupt();
+      return;
+    }
     long start = System.nanoTime();
     LookupResult result = client.lookUp(claim);
     Attempt attempt =

@@ -11,6 +11,8 @@ import io.herald.config.ConfigGroup;
 import io.herald.config.ConfigKey;
 import io.herald.config.ConfigSource;
 import io.herald.consumer.destination.DestinationConfig;
+import io.herald.consumer.destination.DestinationProfile;
+import io.herald.consumer.destination.GuaranteeTier;
 import io.herald.devstack.ShippedConfig;
 import io.herald.runtime.inbox.InboxLoop;
 import io.herald.runtime.inbox.InboxSettings;
@@ -283,7 +285,12 @@ class ConsumerConfigTest {
             Map.of("consumer.dispatch.lease", "35s"),
             Map.of("consumer.inbox.retention", "1d"),
             Map.of("consumer.outbox.retention", "keep", "consumer.outbox.keep-days", "0"),
-            Map.of("consumer.topics.dlq", shipped.get("consumer.topics.publication-events")));
+            Map.of("consumer.topics.dlq", shipped.get("consumer.topics.publication-events")),
+            Map.of("consumer.destinations.dest-a.dedup-window", "30s"),
+            Map.of("consumer.destinations.dest-b.idempotency-header", "Idempotency-Key"),
+            Map.of("consumer.destinations.dest-b.conflict", "exists"),
+            Map.of("consumer.destinations.dest-b.errors-replayed", "true"),
+            Map.of("consumer.destinations.dest-a.replay-marker-header", "none"));
     bad.addAll(contradictions);
     for (String owned : InboxSettings.OWNED) {
       bad.add(Map.of(ConsumerConfig.KAFKA_CONSUMER + owned, "x"));
@@ -354,6 +361,127 @@ class ConsumerConfigTest {
     } catch (ConfigException e) {
       return e.problems();
     }
+  }
+
+  @Test
+  void shouldGiveEachShippedDestinationTheTierItsProfileAllows() {
+    ConsumerConfig config = ConsumerConfig.load(SHIPPED.file(), Map.of());
+
+    DestinationProfile a = config.destinations().get("dest-a").profile();
+    assertEquals(GuaranteeTier.EXACTLY_ONCE_IN_EFFECT, a.tier());
+    assertEquals(
+        "exactly-once in effect (key Idempotency-Key, window 1d, then lookup)", a.guarantee());
+    assertEquals(
+        GuaranteeTier.AT_MOST_ONCE_OPERATOR, config.destinations().get("dest-b").profile().tier());
+    assertEquals(
+        GuaranteeTier.EFFECT_ONCE_BY_LOOKUP, config.destinations().get("dest-c").profile().tier());
+    // The window less one call (connect 5s + read 30s): what a resend must land inside.
+    assertEquals(
+        Duration.ofHours(24).minusSeconds(35), config.destinations().get("dest-a").resendWindow());
+  }
+
+  @Test
+  void shouldTakeEveryProfileKeyFromThePresetUnlessSet() throws IOException {
+    Map<String, String> props = SHIPPED.properties();
+    props.keySet().removeIf(k -> k.startsWith("consumer.destinations.dest-a."));
+    props.put("consumer.destinations.dest-a.base-url", "http://a.example");
+    props.put("consumer.destinations.dest-a.profile", "checkout-like");
+    props.put("consumer.destinations.dest-a.dedup-window", "1h");
+    props.put("consumer.destinations.dest-a.idempotency-header", "X-Request-Id");
+    props.put("consumer.destinations.dest-a.rate-limit", "20");
+
+    DestinationProfile a =
+        ConsumerConfig.from(ConfigSource.of(props, Map.of()))
+            .destinations()
+            .get("dest-a")
+            .profile();
+
+    assertEquals(DestinationProfile.Preset.CHECKOUT_LIKE, a.preset());
+    assertEquals(Optional.of("X-Request-Id"), a.idempotencyHeader());
+    assertEquals(Duration.ofHours(1), a.dedupWindow());
+    assertEquals(DestinationProfile.Conflict.EXISTS, a.conflict());
+    assertEquals(Optional.empty(), a.lookupPath());
+    assertEquals("/id", a.remoteIdField());
+    assertTrue(a.honourRetryAfter());
+    assertEquals(20, a.rateLimit());
+  }
+
+  @Test
+  void shouldLetNoneRemoveWhatThePresetHas() throws IOException {
+    Map<String, String> props = SHIPPED.properties();
+    props.put("consumer.destinations.dest-a.idempotency-header", "none");
+    props.put("consumer.destinations.dest-a.errors-replayed", "false");
+    props.put("consumer.destinations.dest-a.lookup-path", "none");
+
+    DestinationProfile a =
+        ConsumerConfig.from(ConfigSource.of(props, Map.of()))
+            .destinations()
+            .get("dest-a")
+            .profile();
+
+    assertEquals(GuaranteeTier.AT_MOST_ONCE_OPERATOR, a.tier());
+  }
+
+  @Test
+  void shouldRefuseAKeyWithoutAWindowAndAWindowNoResendFitsIn() throws IOException {
+    Map<String, String> noWindow = SHIPPED.properties();
+    noWindow.put("consumer.destinations.dest-b.idempotency-header", "Idempotency-Key");
+    Map<String, String> tooShort = SHIPPED.properties();
+    tooShort.put("consumer.destinations.dest-a.dedup-window", "30s");
+
+    String missing = fails(noWindow).getMessage();
+    String contradiction = fails(tooShort).getMessage();
+
+    assertTrue(
+        missing.contains(
+            "consumer.destinations.dest-b.idempotency-header=Idempotency-Key needs"
+                + " consumer.destinations.dest-b.dedup-window"),
+        missing);
+    assertTrue(
+        contradiction.contains(
+            "consumer.destinations.dest-a.dedup-window=30s is not longer than"
+                + " consumer.destinations.dest-a.connect-timeout=5s"
+                + " + consumer.destinations.dest-a.read-timeout=30s"),
+        contradiction);
+  }
+
+  @Test
+  void shouldRefuseKeySemanticsWithoutAKeyAndReplayedErrorsWithoutAMarker() throws IOException {
+    Map<String, String> props = SHIPPED.properties();
+    props.put("consumer.destinations.dest-b.conflict", "exists");
+    props.put("consumer.destinations.dest-c.errors-replayed", "true");
+    props.put("consumer.destinations.dest-a.replay-marker-header", "none");
+
+    String message = fails(props).getMessage();
+
+    assertTrue(
+        message.contains(
+            "consumer.destinations.dest-b.conflict=exists needs"
+                + " consumer.destinations.dest-b.idempotency-header"),
+        message);
+    assertTrue(
+        message.contains(
+            "consumer.destinations.dest-c.errors-replayed=true needs"
+                + " consumer.destinations.dest-c.idempotency-header"),
+        message);
+    assertTrue(
+        message.contains(
+            "consumer.destinations.dest-a.errors-replayed=true needs"
+                + " consumer.destinations.dest-a.replay-marker-header"),
+        message);
+  }
+
+  @Test
+  void shouldRefuseALookupPathWithoutTheReference() throws IOException {
+    Map<String, String> props = SHIPPED.properties();
+    props.put("consumer.destinations.dest-c.lookup-path", "/articles/by-ref");
+
+    String message = fails(props).getMessage();
+
+    assertTrue(
+        message.contains(
+            "consumer.destinations.dest-c.lookup-path: invalid value '/articles/by-ref'"),
+        message);
   }
 
   @Test

@@ -100,6 +100,8 @@ public final class FakeDeliveryQueue implements DeliveryQueue {
       String destination,
       int minAttempts,
       int maxAttemptsExclusive,
+      Duration firstAttemptWithin,
+      Duration firstAttemptPast,
       Transition transition,
       int limit) {
     settled.add(new Settled(destination, minAttempts, maxAttemptsExclusive, transition));
@@ -162,5 +164,10 @@ public final class FakeDeliveryQueue implements DeliveryQueue {
         claim.attempts(),
         null,
         null);
+  }
+
+  @Override
+  public List<Unsettled> unsettledByDestination() {
+    return List.of();
   }
 }

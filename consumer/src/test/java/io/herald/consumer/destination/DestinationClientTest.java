@@ -39,8 +39,7 @@ class DestinationClientTest {
             new DestinationConfig(
                 "dest-a",
                 URI.create(simulator.baseUri() + "/dest-a"),
-                true,
-                true,
+                keyAndLookup(),
                 Duration.ofSeconds(1),
                 READ_TIMEOUT,
                 4,
@@ -110,7 +109,7 @@ class DestinationClientTest {
 
   @Test
   void shouldRetryAfterTheDestinationsDelayWhenRateLimited() {
-    simulator.failNext("dest-a", new Fault.TooManyRequests(Duration.ofSeconds(9)), 1);
+    simulator.failNext("dest-a", new Fault.RateLimited(Duration.ofSeconds(9)), 1);
 
     Outcome outcome = client.publish(delivery("k-429"));
 
@@ -137,6 +136,24 @@ class DestinationClientTest {
     LookupResult found = client.lookUp(delivery("k-lookup"));
 
     assertThat(found).isInstanceOf(LookupResult.Found.class);
+  }
+
+  /** The simulator's cooperative destination: Idempotency-Key for 24 h, and a lookup. */
+  private static DestinationProfile keyAndLookup() {
+    DestinationProfile.Preset preset = DestinationProfile.Preset.STRIPE_LIKE;
+    return new DestinationProfile(
+        preset,
+        preset.idempotencyHeader(),
+        preset.dedupWindow(),
+        false,
+        Optional.empty(),
+        preset.conflict(),
+        Optional.empty(),
+        "/id",
+        Optional.of(DestinationProfile.DEFAULT_LOOKUP_PATH),
+        "/id",
+        true,
+        0);
   }
 
   private static ClaimedDelivery delivery(String key) {

@@ -1,6 +1,7 @@
 package io.herald.consumer.destination;
 
 import io.herald.consumer.delivery.ClaimedDelivery;
+import io.herald.consumer.policy.Capabilities;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,12 +27,32 @@ public final class FakeDestination implements Destination {
         new DestinationConfig(
             name,
             URI.create("http://" + name + ".invalid"),
-            idempotent,
-            lookup,
+            profile(idempotent, lookup),
             Duration.ofMillis(100),
             Duration.ofMillis(400),
             2,
             Optional.empty());
+  }
+
+  /**
+   * A key never forgotten (a window beyond {@link Capabilities#UNBOUNDED} even less one call)
+   * and/or the default lookup.
+   */
+  private static DestinationProfile profile(boolean idempotent, boolean lookup) {
+    DestinationProfile none = DestinationProfile.Preset.NONE.profile();
+    return new DestinationProfile(
+        none.preset(),
+        idempotent ? Optional.of("Idempotency-Key") : Optional.empty(),
+        idempotent ? Capabilities.UNBOUNDED.plusDays(1) : Duration.ZERO,
+        false,
+        Optional.empty(),
+        none.conflict(),
+        Optional.empty(),
+        none.remoteIdField(),
+        lookup ? Optional.of(DestinationProfile.DEFAULT_LOOKUP_PATH) : Optional.empty(),
+        none.lookupIdField(),
+        true,
+        0);
   }
 
   public FakeDestination answering(Outcome outcome) {

@@ -9,6 +9,7 @@ import static io.herald.consumer.delivery.DeliveryState.PUBLISHED;
 import static io.herald.consumer.delivery.DeliveryState.RETRY_WAIT;
 import static io.herald.consumer.delivery.DeliveryState.UNCERTAIN;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -50,6 +51,14 @@ class DeliveryPolicyTest {
   private static final Capabilities BOTH = new Capabilities(true, true, GRACE);
   private static final Capabilities NEITHER = new Capabilities(false, false, GRACE);
 
+  /** Keys forgotten: a resend is safe only while the first attempt is younger than an hour. */
+  private static final Duration WINDOW = Duration.ofHours(1);
+
+  private static final Capabilities KEY_WINDOW = new Capabilities(true, false, GRACE, WINDOW);
+  private static final Capabilities BOTH_WINDOW = new Capabilities(true, true, GRACE, WINDOW);
+  private static final Duration INSIDE = Duration.ofMinutes(59);
+  private static final Duration PAST = WINDOW;
+
   /** A backoff that shows its inputs: attempt n waits n seconds, or the destination's hint. */
   private static final DeliveryPolicy POLICY =
       new DeliveryPolicy(
@@ -90,6 +99,30 @@ class DeliveryPolicyTest {
         row(UNCERTAIN, reconcile(LOOKUP, MAX, Duration.ofMinutes(5)), "LOOK_UP"),
         row(UNCERTAIN, reconcile(NEITHER, 1, Duration.ofHours(1)), "NEEDS_RECONCILIATION event"),
         row(UNCERTAIN, reconcile(NEITHER, 0, Duration.ZERO), "NEEDS_RECONCILIATION event"),
+        // A key the destination forgets: inside its window a resend is safe, past it never.
+        row(UNCERTAIN, reconcile(KEY_WINDOW, 1, Duration.ZERO, INSIDE), "PENDING event"),
+        row(UNCERTAIN, reconcile(KEY_WINDOW, 1, Duration.ZERO, PAST), "NEEDS_RECONCILIATION event"),
+        row(
+            UNCERTAIN,
+            reconcile(KEY_WINDOW, MAX, Duration.ZERO, INSIDE),
+            "NEEDS_RECONCILIATION event"),
+        row(UNCERTAIN, reconcile(BOTH_WINDOW, 1, Duration.ZERO, INSIDE), "PENDING event"),
+        row(UNCERTAIN, reconcile(BOTH_WINDOW, 1, GRACE, PAST), "LOOK_UP"),
+        row(UNCERTAIN, reconcile(BOTH_WINDOW, 1, Duration.ofSeconds(4), PAST), "WAIT PT6S"),
+        // A fresh dispatch claim: sent, unless an earlier attempt may have taken effect and the
+        // key is past its window (then looked up, or an operator decides: never a blind send).
+        row(DISPATCHING, claimed(KEY_WINDOW, true, INSIDE), "SEND"),
+        row(DISPATCHING, claimed(KEY_WINDOW, true, PAST), "NEEDS_RECONCILIATION event"),
+        row(DISPATCHING, claimed(BOTH_WINDOW, true, PAST), "UNCERTAIN event"),
+        row(DISPATCHING, claimed(KEY_WINDOW, false, Duration.ofDays(3)), "SEND"),
+        row(DISPATCHING, claimed(IDEMPOTENT, true, Duration.ofDays(3)), "SEND"),
+        row(DISPATCHING, claimed(LOOKUP, true, Duration.ofDays(3)), "SEND"),
+        row(DISPATCHING, claimed(NEITHER, true, Duration.ofDays(3)), "SEND"),
+        // A destination that replays the saved error of a key: resending cannot help.
+        row(
+            DISPATCHING,
+            dispatched(new Outcome.ReplayedError("HTTP 500 (replayed)", 500), 1),
+            "NEEDS_RECONCILIATION event"),
         // The lookup's answer (the reconciler's claim holds the delivery in UNCERTAIN).
         row(UNCERTAIN, lookedUp(new LookupResult.Found("art-7"), 1), "PUBLISHED event"),
         row(UNCERTAIN, lookedUp(new LookupResult.Found("art-7"), MAX), "PUBLISHED event"),
@@ -126,6 +159,9 @@ class DeliveryPolicyTest {
       if (state != DISPATCHING) {
         rows.add(row(state, dispatched(new Outcome.Published("late"), 1), "REFUSED"));
         rows.add(row(state, new Input.LeaseExpired(), "REFUSED"));
+      }
+      if (state != DISPATCHING) {
+        rows.add(row(state, claimed(KEY_WINDOW, true, PAST), "REFUSED"));
       }
       if (state != UNCERTAIN) {
         rows.add(row(state, lookedUp(new LookupResult.Found("late"), 1), "REFUSED"));
@@ -249,6 +285,52 @@ class DeliveryPolicyTest {
   }
 
   @Test
+  void shouldCoverEveryAttemptCountAndFirstAttemptAgeOnceWhenKeysAreForgotten() {
+    for (Capabilities destination : List.of(KEY_WINDOW, BOTH_WINDOW)) {
+      List<UncertainRule> rules = POLICY.uncertainRules(destination);
+      for (int attempts : new int[] {0, 1, MAX - 1, MAX, MAX + 1}) {
+        for (Duration age : List.of(Duration.ZERO, INSIDE, PAST, Duration.ofDays(30))) {
+          int covering = 0;
+          for (UncertainRule rule : rules) {
+            covering += rule.covers(attempts, age) ? 1 : 0;
+          }
+          assertEquals(1, covering, destination + " at " + attempts + " attempts, age " + age);
+        }
+      }
+    }
+  }
+
+  @Test
+  void shouldCountTheWindowAgainOnlyAfterAProofThatNothingWasCreated() {
+    assertTrue(
+        POLICY
+            .decide(UNCERTAIN, lookedUp(new LookupResult.NotFound(), 1))
+            .transition()
+            .restartsWindow());
+    assertTrue(
+        POLICY
+            .decide(NEEDS_RECONCILIATION, operator(OperatorAction.RETRY))
+            .transition()
+            .restartsWindow());
+    assertFalse(
+        POLICY
+            .decide(UNCERTAIN, reconcile(KEY_WINDOW, 1, Duration.ZERO, INSIDE))
+            .transition()
+            .restartsWindow());
+    assertFalse(
+        POLICY.decide(DISPATCHING, dispatched(retry(null), 1)).transition().restartsWindow());
+  }
+
+  @Test
+  void shouldSayWhyAClaimPastTheWindowIsNotSent() {
+    String reason =
+        POLICY.decide(DISPATCHING, claimed(KEY_WINDOW, true, PAST)).transition().reason();
+
+    assertTrue(reason.contains("older than the destination's resend window (PT1H"), reason);
+    assertTrue(reason.contains("not sent, an operator decides"), reason);
+  }
+
+  @Test
   void shouldClaimDueDeliveriesFromPendingAndRetryWaitOnly() {
     assertEquals(EnumSet.of(PENDING, RETRY_WAIT), DeliveryPolicy.claimable());
   }
@@ -274,6 +356,7 @@ class DeliveryPolicyTest {
             + (t.resetsAttempts() ? " attempts reset" : "");
       }
       case Decision.LookUp lookUp -> "LOOK_UP";
+      case Decision.Send send -> "SEND";
       case Decision.Wait wait -> "WAIT " + wait.remaining();
       case Decision.Refuse refuse -> "REFUSED";
     };
@@ -310,6 +393,16 @@ class DeliveryPolicyTest {
 
   private static Input reconcile(Capabilities destination, int attempts, Duration uncertainFor) {
     return new Input.Reconcile(destination, attempts, uncertainFor);
+  }
+
+  private static Input reconcile(
+      Capabilities destination, int attempts, Duration uncertainFor, Duration sinceFirstAttempt) {
+    return new Input.Reconcile(destination, attempts, uncertainFor, sinceFirstAttempt);
+  }
+
+  private static Input claimed(
+      Capabilities destination, boolean everUncertain, Duration sinceFirstAttempt) {
+    return new Input.Claimed(destination, everUncertain, sinceFirstAttempt);
   }
 
   private static Input lookedUp(LookupResult result, int attempts) {

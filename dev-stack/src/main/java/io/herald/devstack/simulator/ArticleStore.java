@@ -1,6 +1,8 @@
 package io.herald.devstack.simulator;
 
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -16,10 +18,13 @@ final class ArticleStore {
   /** What a create request produced: the article and whether it is new. */
   record Creation(Article article, boolean created) {}
 
+  private record SavedError(int status, Instant at) {}
+
   private final Clock clock;
   private final List<Article> articles = new ArrayList<>();
   private final Map<String, Article> byIdempotencyKey = new HashMap<>();
   private final Map<String, Integer> createRequestsByKey = new HashMap<>();
+  private final Map<String, SavedError> savedErrors = new HashMap<>();
   private long nextId = 1;
 
   ArticleStore(Clock clock) {
@@ -34,8 +39,22 @@ final class ArticleStore {
 
   synchronized Creation create(
       String idempotencyKey, String externalReference, String body, boolean honourKey) {
+    return create(idempotencyKey, externalReference, body, honourKey, Duration.ZERO);
+  }
+
+  /**
+   * Creates an article, or returns the one an honoured key created within {@code keyWindow} ({@code
+   * ZERO}: for ever). A key older than the window is forgotten: the request creates a new article,
+   * which the key then names.
+   */
+  synchronized Creation create(
+      String idempotencyKey,
+      String externalReference,
+      String body,
+      boolean honourKey,
+      Duration keyWindow) {
     if (honourKey && idempotencyKey != null) {
-      Article existing = byIdempotencyKey.get(idempotencyKey);
+      Article existing = remembered(idempotencyKey, keyWindow);
       if (existing != null) {
         return new Creation(existing, false);
       }
@@ -44,9 +63,33 @@ final class ArticleStore {
         new Article("art-" + nextId++, externalReference, idempotencyKey, body, clock.instant());
     articles.add(article);
     if (idempotencyKey != null) {
-      byIdempotencyKey.putIfAbsent(idempotencyKey, article);
+      Article earlier = byIdempotencyKey.get(idempotencyKey);
+      if (earlier == null || !remembers(earlier.createdAt(), keyWindow)) {
+        byIdempotencyKey.put(idempotencyKey, article);
+      }
     }
     return new Creation(article, true);
+  }
+
+  /** The article {@code idempotencyKey} created, if the key is still within {@code keyWindow}. */
+  synchronized Article remembered(String idempotencyKey, Duration keyWindow) {
+    Article existing = byIdempotencyKey.get(idempotencyKey);
+    return existing != null && remembers(existing.createdAt(), keyWindow) ? existing : null;
+  }
+
+  /** Saves the error answered to a keyed request, for a destination that replays errors. */
+  synchronized void saveError(String idempotencyKey, int status) {
+    savedErrors.putIfAbsent(idempotencyKey, new SavedError(status, clock.instant()));
+  }
+
+  /** The error saved for {@code idempotencyKey} within {@code keyWindow}, or null. */
+  synchronized Integer savedError(String idempotencyKey, Duration keyWindow) {
+    SavedError saved = savedErrors.get(idempotencyKey);
+    return saved != null && remembers(saved.at(), keyWindow) ? saved.status() : null;
+  }
+
+  private boolean remembers(Instant since, Duration keyWindow) {
+    return keyWindow.isZero() || clock.instant().isBefore(since.plus(keyWindow));
   }
 
   /** The first article created with this external reference, as a lookup API would answer. */
@@ -73,5 +116,6 @@ final class ArticleStore {
     articles.clear();
     byIdempotencyKey.clear();
     createRequestsByKey.clear();
+    savedErrors.clear();
   }
 }

@@ -40,8 +40,11 @@ import org.slf4j.LoggerFactory;
  *       simulator can stand in for several destinations, each with its own {@link Behaviour}
  *       ({@link #setBehaviour(String, Behaviour)}); idempotency keys differ per destination anyway.
  *   <li>{@code POST /articles} with a JSON object body carrying {@code externalReference}; optional
- *       {@code Idempotency-Key} header. Answers {@code 201 {"id":...}} for a new article, {@code
- *       200 {"id":...}} when an honoured idempotency key was seen before.
+ *       idempotency key header ({@link Behaviour#idempotencyHeader()}). Answers {@code 201
+ *       {"id":...}} for a new article, {@code 200 {"id":...}} (or {@code 409 {"id":...}} with
+ *       {@link Behaviour.Repeat#CONFLICT_EXISTS}) when an honoured key was seen within the key
+ *       window, marked with the replay marker header when the behaviour has one; a key older than
+ *       the window is forgotten and creates a second article, as a real API's would.
  *   <li>{@code GET /articles?externalReference=R}: {@code 200 {"id":...}} or {@code 404}; {@code
  *       501} when lookup is switched off.
  *   <li>Admin (for the standalone process): {@code GET /admin/articles[?externalReference=R]},
@@ -94,11 +97,24 @@ public final class DestinationSimulator implements AutoCloseable {
    */
   public static DestinationSimulator start(
       String host, int port, Behaviour behaviour, String requiredBearerToken) {
+    return start(host, port, behaviour, requiredBearerToken, Clock.systemUTC());
+  }
+
+  /**
+   * Starts a simulator on an ephemeral loopback port whose key window runs on {@code clock} (tests
+   * forget keys by moving a hand clock).
+   */
+  public static DestinationSimulator start(Behaviour behaviour, Clock clock) {
+    return start("127.0.0.1", 0, behaviour, null, clock);
+  }
+
+  private static DestinationSimulator start(
+      String host, int port, Behaviour behaviour, String requiredBearerToken, Clock clock) {
     Objects.requireNonNull(behaviour, "behaviour");
     try {
       HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 256);
       DestinationSimulator simulator =
-          new DestinationSimulator(server, behaviour, requiredBearerToken, Clock.systemUTC());
+          new DestinationSimulator(server, behaviour, requiredBearerToken, clock);
       server.start();
       log.info("Destination simulator listening on {} with {}", simulator.baseUri(), behaviour);
       return simulator;
@@ -178,7 +194,10 @@ public final class DestinationSimulator implements AutoCloseable {
     return store.countByExternalReference(externalReference);
   }
 
-  /** How many create requests arrived with this idempotency key (answered or not). */
+  /**
+   * How many create requests arrived with this idempotency key (answered or not): in the key
+   * header, or as the body's {@code externalReference} of a request without one.
+   */
   public int createRequests(String idempotencyKey) {
     return store.createRequests(idempotencyKey);
   }
@@ -236,8 +255,21 @@ public final class DestinationSimulator implements AutoCloseable {
 
   private void createArticle(HttpExchange exchange, Behaviour current, String prefix)
       throws IOException, InterruptedException {
-    String idempotencyKey = exchange.getRequestHeaders().getFirst("Idempotency-Key");
-    store.countRequest(idempotencyKey);
+    String idempotencyKey = exchange.getRequestHeaders().getFirst(current.idempotencyHeader());
+    String body = readBody(exchange);
+    // Counted by the key, or by the body's reference when the caller sends no key header (Herald
+    // sends none to a destination whose profile has no key; its reference is the same key).
+    store.countRequest(idempotencyKey != null ? idempotencyKey : externalReference(body));
+    boolean keyed = current.honoursIdempotencyKey() && idempotencyKey != null;
+    Integer savedError =
+        keyed && current.replaysErrors()
+            ? store.savedError(idempotencyKey, current.keyWindow())
+            : null;
+    if (savedError != null) {
+      markReplayed(exchange, current);
+      respond(exchange, savedError, error("simulated", "replayed saved status " + savedError));
+      return;
+    }
     Queue<Fault> own = prefixFaults.get(prefix);
     Fault fault = own == null ? null : own.poll();
     if (fault == null) {
@@ -255,15 +287,18 @@ public final class DestinationSimulator implements AutoCloseable {
       respond(exchange, 503, error("unavailable", "dropped after " + stall.stall()));
       return;
     }
-    if (fault instanceof Fault.Status status) {
-      respond(exchange, status.status(), error("simulated", "simulated status " + status.status()));
-      return;
-    }
-    if (fault instanceof Fault.TooManyRequests limited) {
+    if (fault instanceof Fault.RateLimited limited) {
       exchange
           .getResponseHeaders()
           .add("Retry-After", Long.toString(Math.max(0, limited.retryAfter().toSeconds())));
       respond(exchange, 429, error("rate_limited", "too many requests, try again later"));
+      return;
+    }
+    if (fault instanceof Fault.Status status) {
+      if (keyed && current.replaysErrors()) {
+        store.saveError(idempotencyKey, status.status());
+      }
+      respond(exchange, status.status(), error("simulated", "simulated status " + status.status()));
       return;
     }
     if (fault instanceof Fault.Redirect redirect) {
@@ -271,7 +306,6 @@ public final class DestinationSimulator implements AutoCloseable {
       respond(exchange, redirect.status(), error("moved", "see " + redirect.location()));
       return;
     }
-    String body = readBody(exchange);
     JsonNode json;
     try {
       json = JSON.readTree(body);
@@ -285,7 +319,12 @@ public final class DestinationSimulator implements AutoCloseable {
     }
     String externalReference = json.get("externalReference").asText();
     ArticleStore.Creation creation =
-        store.create(idempotencyKey, externalReference, body, current.honoursIdempotencyKey());
+        store.create(
+            idempotencyKey,
+            externalReference,
+            body,
+            current.honoursIdempotencyKey(),
+            current.keyWindow());
     if (fault instanceof Fault.OnAccept onAccept) {
       onAccept.hook().run();
     }
@@ -300,12 +339,40 @@ public final class DestinationSimulator implements AutoCloseable {
     answer.put("id", creation.article().remoteId());
     answer.put("externalReference", externalReference);
     int status = creation.created() ? 201 : 200;
+    if (!creation.created()) {
+      markReplayed(exchange, current);
+      if (current.repeat() == Behaviour.Repeat.CONFLICT_EXISTS) {
+        answer.put("error", "conflict");
+        answer.put("message", "an article with this idempotency key exists");
+        respond(exchange, 409, answer);
+        return;
+      }
+    }
     switch (fault) {
       case Fault.MalformedAnswer malformed ->
           respondRaw(exchange, status, "{\"id\": \"" + creation.article().remoteId() + "\",");
       case Fault.HugeAnswer huge -> respondHuge(exchange, status, huge.bytes(), answer);
       case Fault.SlowDrip drip -> respondDripping(exchange, status, drip.interval(), answer);
       case null, default -> respond(exchange, status, answer);
+    }
+  }
+
+  private static void markReplayed(HttpExchange exchange, Behaviour current) {
+    if (current.replayMarker() != null) {
+      exchange.getResponseHeaders().set(current.replayMarker(), "true");
+    }
+  }
+
+  /** The body's textual {@code externalReference}, or null when there is none. */
+  private static String externalReference(String body) {
+    try {
+      JsonNode json = JSON.readTree(body);
+      return json != null && json.path("externalReference").isTextual()
+          ? json.get("externalReference").asText()
+          : null;
+    } catch (IOException e) {
+      // Answered 400 below, where the body is parsed for the article.
+      return null;
     }
   }
 
@@ -369,10 +436,14 @@ public final class DestinationSimulator implements AutoCloseable {
     JsonNode json = JSON.readTree(readBody(exchange));
     Behaviour current = behaviour.get();
     Behaviour updated =
-        new Behaviour(
-            json.path("honoursIdempotencyKey").asBoolean(current.honoursIdempotencyKey()),
-            json.path("supportsLookup").asBoolean(current.supportsLookup()),
-            Duration.ofMillis(json.path("latencyMs").asLong(current.latency().toMillis())));
+        current
+            .withIdempotency(
+                json.path("honoursIdempotencyKey").asBoolean(current.honoursIdempotencyKey()))
+            .withLookup(json.path("supportsLookup").asBoolean(current.supportsLookup()))
+            .withLatency(
+                Duration.ofMillis(json.path("latencyMs").asLong(current.latency().toMillis())))
+            .withKeyWindow(
+                Duration.ofMillis(json.path("keyWindowMs").asLong(current.keyWindow().toMillis())));
     setBehaviour(updated);
     respond(exchange, 200, JSON.valueToTree(updated.toString()));
   }
@@ -389,8 +460,7 @@ public final class DestinationSimulator implements AutoCloseable {
                   Duration.ofSeconds(json.path("retryAfterSeconds").asLong(1)));
           case "status" -> new Fault.Status(json.path("status").asInt(500));
           case "rate-limit" ->
-              new Fault.TooManyRequests(
-                  Duration.ofSeconds(json.path("retryAfterSeconds").asLong(1)));
+              new Fault.RateLimited(Duration.ofSeconds(json.path("retryAfterSeconds").asLong(1)));
           case "malformed" -> new Fault.MalformedAnswer();
           case "huge" -> new Fault.HugeAnswer(json.path("bytes").asLong(64L << 20));
           case "drip" -> new Fault.SlowDrip(Duration.ofMillis(json.path("millis").asLong(500)));

@@ -36,7 +36,7 @@ public sealed interface Fault {
   }
 
   /**
-   * Answers {@code 503 Service Unavailable} with {@code Retry-After} before reading or accepting
+   * Answers {@code 503 Service Unavailable} with {@code Retry-After} before processing or accepting
    * anything: the request was explicitly not processed.
    */
   record RejectBeforeAccept(Duration retryAfter) implements Fault {
@@ -67,12 +67,15 @@ public sealed interface Fault {
   }
 
   /**
-   * Answers {@code 429 Too Many Requests} with {@code Retry-After} without creating anything: a
-   * rate limit, which says as plainly as a 503 that the request was not processed.
+   * Answers {@code 429 Too Many Requests} with {@code Retry-After} (whole seconds) without creating
+   * anything: the caller must not try again before then.
    */
-  record TooManyRequests(Duration retryAfter) implements Fault {
-    public TooManyRequests {
+  record RateLimited(Duration retryAfter) implements Fault {
+    public RateLimited {
       Objects.requireNonNull(retryAfter, "retryAfter");
+      if (retryAfter.isNegative()) {
+        throw new IllegalArgumentException("retryAfter must not be negative: " + retryAfter);
+      }
     }
   }
 

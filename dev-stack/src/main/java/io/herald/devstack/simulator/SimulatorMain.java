@@ -9,10 +9,15 @@ import java.util.concurrent.CountDownLatch;
  * Runs the destination simulator as its own process (demo, docker-compose, benchmarks).
  *
  * <p>Arguments, all optional: {@code --host=0.0.0.0 --port=8090 --idempotency=honour|ignore
- * --lookup=on|off --latency-ms=0 --token=secret}. The behaviour options may also be given per path
- * prefix, so one simulator stands in for several destinations: {@code --dest-b.idempotency=ignore
- * --dest-b.lookup=off} (or {@code --/dest-b.lookup=off}) applies to {@code /dest-b/articles}.
- * Arguments not starting with {@code --} are ignored (the images pass every process a config path).
+ * --lookup=on|off --latency-ms=0 --token=secret}, and the destination profile played: {@code
+ * --header=Idempotency-Key} (the key's header), {@code --key-window-ms=0} (keys forgotten that long
+ * after their article; 0: never), {@code --repeat=replay|conflict} (a repeated key gets 200, or 409
+ * with the id), {@code --replay-marker=Idempotent-Replayed} (header on replayed answers), {@code
+ * --replay-errors=on|off} (errors saved and replayed for their key). The behaviour options may also
+ * be given per path prefix, so one simulator stands in for several destinations: {@code
+ * --dest-b.idempotency=ignore --dest-b.lookup=off} (or {@code --/dest-b.lookup=off}) applies to
+ * {@code /dest-b/articles}. Arguments not starting with {@code --} are ignored (the images pass
+ * every process a config path).
  */
 public final class SimulatorMain {
 
@@ -68,6 +73,15 @@ public final class SimulatorMain {
       case "idempotency" -> behaviour.withIdempotency(parseChoice(name, value, "honour", "ignore"));
       case "lookup" -> behaviour.withLookup(parseChoice(name, value, "on", "off"));
       case "latency-ms" -> behaviour.withLatency(Duration.ofMillis(Long.parseLong(value)));
+      case "header" -> behaviour.withIdempotencyHeader(value);
+      case "key-window-ms" -> behaviour.withKeyWindow(Duration.ofMillis(Long.parseLong(value)));
+      case "repeat" ->
+          behaviour.withRepeat(
+              parseChoice(name, value, "conflict", "replay")
+                  ? Behaviour.Repeat.CONFLICT_EXISTS
+                  : Behaviour.Repeat.REPLAY);
+      case "replay-marker" -> behaviour.withReplayMarker(value.isEmpty() ? null : value);
+      case "replay-errors" -> behaviour.withErrorReplay(parseChoice(name, value, "on", "off"));
       default -> throw new IllegalArgumentException("Unknown simulator option --" + name);
     };
   }

@@ -10,7 +10,11 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -161,6 +165,111 @@ class DestinationSimulatorTest {
     simulator = DestinationSimulator.start(Behaviour.cooperative());
 
     assertEquals(422, post("key-1", "{\"title\":\"t\"}", Duration.ofSeconds(5)).statusCode());
+  }
+
+  /** A hand clock: the key window passes when the test says so. */
+  private static final class HandClock extends Clock {
+    private volatile Instant now = Instant.parse("2026-01-01T00:00:00Z");
+
+    void advance(Duration by) {
+      now = now.plus(by);
+    }
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
+
+    @Override
+    public ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      return this;
+    }
+  }
+
+  @Test
+  void shouldCreateASecondArticleWhenAKeyRepeatsAfterTheKeyWindow() throws Exception {
+    HandClock clock = new HandClock();
+    simulator =
+        DestinationSimulator.start(
+            Behaviour.cooperative().withKeyWindow(Duration.ofMinutes(1)), clock);
+
+    HttpResponse<String> first = post("key-1", BODY, Duration.ofSeconds(5));
+    clock.advance(Duration.ofSeconds(59));
+    HttpResponse<String> inside = post("key-1", BODY, Duration.ofSeconds(5));
+    clock.advance(Duration.ofSeconds(2));
+    HttpResponse<String> after = post("key-1", BODY, Duration.ofSeconds(5));
+
+    assertEquals(201, first.statusCode());
+    assertEquals(200, inside.statusCode());
+    assertEquals(201, after.statusCode());
+    assertEquals(2, simulator.articleCount("ref-1"));
+    // The lookup still finds the first article: the article outlives the key.
+    assertEquals(
+        first.body(), lookUp("ref-1").body(), "a lookup answers the first article created");
+  }
+
+  @Test
+  void shouldAnswerARepeatedKeyWithConflictAndTheIdWhenItPlaysConflictExists() throws Exception {
+    simulator =
+        DestinationSimulator.start(
+            Behaviour.cooperative()
+                .withRepeat(Behaviour.Repeat.CONFLICT_EXISTS)
+                .withReplayMarker("Idempotent-Replayed"));
+
+    HttpResponse<String> first = post("key-1", BODY, Duration.ofSeconds(5));
+    HttpResponse<String> repeat = post("key-1", BODY, Duration.ofSeconds(5));
+
+    assertEquals(201, first.statusCode());
+    assertEquals(409, repeat.statusCode());
+    assertTrue(repeat.body().contains("\"id\":\"art-1\""), repeat.body());
+    assertEquals("true", repeat.headers().firstValue("Idempotent-Replayed").orElseThrow());
+    assertTrue(first.headers().firstValue("Idempotent-Replayed").isEmpty());
+  }
+
+  @Test
+  void shouldReplayASavedErrorForItsKeyWhenItReplaysErrors() throws Exception {
+    simulator =
+        DestinationSimulator.start(
+            Behaviour.cooperative().withErrorReplay(true).withReplayMarker("Idempotent-Replayed"));
+    simulator.failNext(new Fault.Status(500));
+
+    HttpResponse<String> failed = post("key-1", BODY, Duration.ofSeconds(5));
+    HttpResponse<String> replayed = post("key-1", BODY, Duration.ofSeconds(5));
+    HttpResponse<String> otherKey = post("key-2", BODY, Duration.ofSeconds(5));
+
+    assertEquals(500, failed.statusCode());
+    assertEquals(500, replayed.statusCode());
+    assertEquals("true", replayed.headers().firstValue("Idempotent-Replayed").orElseThrow());
+    assertEquals(201, otherKey.statusCode());
+  }
+
+  @Test
+  void shouldReadTheKeyFromTheConfiguredHeader() throws Exception {
+    simulator =
+        DestinationSimulator.start(Behaviour.cooperative().withIdempotencyHeader("X-Request-Key"));
+
+    post("key-1", BODY, Duration.ofSeconds(5));
+    post("key-1", BODY, Duration.ofSeconds(5));
+
+    // The Idempotency-Key header is not this destination's key header: both create an article.
+    assertEquals(2, simulator.articleCount("ref-1"));
+  }
+
+  @Test
+  void shouldAnswerRateLimitedWithRetryAfterCreatingNothing() throws Exception {
+    simulator = DestinationSimulator.start(Behaviour.cooperative());
+    simulator.failNext("", new Fault.RateLimited(Duration.ofSeconds(3)), 1);
+
+    HttpResponse<String> limited = post("key-1", BODY, Duration.ofSeconds(5));
+
+    assertEquals(429, limited.statusCode());
+    assertEquals("3", limited.headers().firstValue("Retry-After").orElseThrow());
+    assertEquals(0, simulator.articleCount("ref-1"));
   }
 
   private HttpResponse<String> post(String key, String body, Duration timeout)
