@@ -55,6 +55,8 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
   private final int controllerPort;
   private final int saslPort;
   private final int tlsPort;
+  private final int proxiedPort;
+  private final int proxiedAdvertisedPort;
   private final SelfSignedCertificate certificate;
   private Process process;
 
@@ -64,6 +66,8 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
       int controllerPort,
       int saslPort,
       int tlsPort,
+      int proxiedPort,
+      int proxiedAdvertisedPort,
       SelfSignedCertificate certificate) {
     this.directory = directory;
     this.configFile = directory.resolve("server.properties");
@@ -73,11 +77,13 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
     this.controllerPort = controllerPort;
     this.saslPort = saslPort;
     this.tlsPort = tlsPort;
+    this.proxiedPort = proxiedPort;
+    this.proxiedAdvertisedPort = proxiedAdvertisedPort;
     this.certificate = certificate;
   }
 
   static EmbeddedKafkaBroker start(Path directory) {
-    int[] ports = FreePort.distinct(4);
+    int[] ports = FreePort.distinct(6);
     EmbeddedKafkaBroker broker =
         new EmbeddedKafkaBroker(
             directory,
@@ -85,6 +91,8 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
             ports[1],
             ports[2],
             ports[3],
+            ports[4],
+            ports[5],
             SelfSignedCertificate.forLocalhost());
     broker.writeConfig();
     broker.start();
@@ -104,6 +112,11 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
   @Override
   public Optional<TlsListener> tlsListener() {
     return Optional.of(new TlsListener(HOST + ":" + tlsPort, certificate.certificatePem()));
+  }
+
+  @Override
+  public Optional<ProxiedListener> proxiedListener() {
+    return Optional.of(new ProxiedListener(HOST, proxiedPort, proxiedAdvertisedPort));
   }
 
   @Override
@@ -192,13 +205,28 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
             "PLAINTEXT://" + HOST + ":" + port,
             "SASL_PLAINTEXT://" + HOST + ":" + saslPort,
             "SSL://" + HOST + ":" + tlsPort);
-    s.put("listeners", clientListeners + ",CONTROLLER://" + HOST + ":" + controllerPort);
-    s.put("advertised.listeners", clientListeners);
+    // One more plain listener for a proxy in front of the broker (KafkaBroker.proxiedListener):
+    // advertised at the port the proxy listens on, not the one it is bound to.
+    s.put(
+        "listeners",
+        clientListeners
+            + ",PROXIED://"
+            + HOST
+            + ":"
+            + proxiedPort
+            + ",CONTROLLER://"
+            + HOST
+            + ":"
+            + controllerPort);
+    s.put(
+        "advertised.listeners",
+        clientListeners + ",PROXIED://" + HOST + ":" + proxiedAdvertisedPort);
     s.put("controller.listener.names", "CONTROLLER");
     s.put("inter.broker.listener.name", "PLAINTEXT");
     s.put(
         "listener.security.protocol.map",
-        "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SSL:SSL");
+        "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SSL:SSL,"
+            + "PROXIED:PLAINTEXT");
     // A TLS listener with a certificate made for this broker (PEM, inline).
     s.put("listener.name.ssl.ssl.keystore.type", "PEM");
     s.put("listener.name.ssl.ssl.keystore.certificate.chain", certificate.certificatePem());
