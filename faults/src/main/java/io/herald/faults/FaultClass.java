@@ -1,6 +1,8 @@
 package io.herald.faults;
 
 import io.herald.demo.Pipeline;
+import io.herald.demo.PipelineSettings;
+import io.herald.devstack.StackContext;
 import io.herald.devstack.simulator.DestinationSimulator;
 import java.util.Map;
 import java.util.Random;
@@ -10,7 +12,7 @@ import java.util.Random;
  * and how it heals. The runner calls {@link #inject} at random moments while the load runs; each
  * call injects one fault, heals it (restarts what it killed) and returns what it did.
  */
-interface FaultClass {
+interface FaultClass extends AutoCloseable {
 
   /** The table's id, {@code F1}... */
   String id();
@@ -22,6 +24,19 @@ interface FaultClass {
   default Map<String, String> overrides() {
     return Map.of();
   }
+
+  /**
+   * The addresses the pipeline's processes get, from the direct ones: a class that cuts links puts
+   * its proxies on them here. The runner calls it once, before the pipeline starts, and {@link
+   * #close()} after the pipeline has stopped.
+   */
+  default PipelineSettings links(StackContext stack, PipelineSettings direct) {
+    return direct;
+  }
+
+  /** Releases what {@link #links} set up. */
+  @Override
+  default void close() {}
 
   /**
    * Injects one fault and heals it before returning.

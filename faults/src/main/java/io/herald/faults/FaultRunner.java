@@ -90,11 +90,12 @@ final class FaultRunner {
     Map<String, String> overrides = new HashMap<>(Showcase.OVERRIDES);
     overrides.putAll(fault.overrides());
     List<RoundReport> reports = new ArrayList<>();
-    try (DestinationSimulator simulator = Showcase.startSimulator()) {
+    try (DestinationSimulator simulator = Showcase.startSimulator();
+        FaultClass closedAfterThePipeline = fault) {
       PipelineSettings pipelineSettings =
           PipelineSettings.isolated(
               stack, simulator.baseUri(), configDir(), workDir.resolve("logs"));
-      try (Pipeline pipeline = Pipeline.start(pipelineSettings, overrides)) {
+      try (Pipeline pipeline = Pipeline.start(fault.links(stack, pipelineSettings), overrides)) {
         Round context =
             new Round(
                 pipeline,
