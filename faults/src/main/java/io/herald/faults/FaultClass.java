@@ -12,7 +12,7 @@ import java.util.Random;
  * and how it heals. The runner calls {@link #inject} at random moments while the load runs; each
  * call injects one fault, heals it (restarts what it killed) and returns what it did.
  */
-interface FaultClass extends AutoCloseable {
+interface FaultClass {
 
   /** The table's id, {@code F1}... */
   String id();
@@ -34,8 +34,7 @@ interface FaultClass extends AutoCloseable {
     return direct;
   }
 
-  /** Releases what {@link #links} set up. */
-  @Override
+  /** Releases what {@link #links} set up; the runner calls it once, after the pipeline stopped. */
   default void close() {}
 
   /**

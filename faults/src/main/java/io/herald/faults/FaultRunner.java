@@ -90,8 +90,7 @@ final class FaultRunner {
     Map<String, String> overrides = new HashMap<>(Showcase.OVERRIDES);
     overrides.putAll(fault.overrides());
     List<RoundReport> reports = new ArrayList<>();
-    try (DestinationSimulator simulator = Showcase.startSimulator();
-        FaultClass closedAfterThePipeline = fault) {
+    try (DestinationSimulator simulator = Showcase.startSimulator()) {
       PipelineSettings pipelineSettings =
           PipelineSettings.isolated(
               stack, simulator.baseUri(), configDir(), workDir.resolve("logs"));
@@ -114,6 +113,9 @@ final class FaultRunner {
             break;
           }
         }
+      } finally {
+        // What the class set up for the links (proxies) outlives the pipeline using it.
+        fault.close();
       }
     }
     out.println(RoundReport.totals(fault.id(), reports));

@@ -168,6 +168,8 @@ final class NetworkFaults implements FaultClass {
 
   @Override
   public void close() {
+    // TcpProxy.close() logs its own failures and does not throw: one proxy cannot keep the next
+    // open.
     for (TcpProxy proxy : proxies.values()) {
       proxy.close();
     }
