@@ -15,6 +15,8 @@ import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -116,6 +118,30 @@ class TcpProxyTest {
     assertThatThrownBy(() -> client.getInputStream().read()).isInstanceOf(SocketException.class);
     client.close();
     frozen.close();
+  }
+
+  @Test
+  void shouldRefuseAConnectionBeyondTheCapWhileTheOthersStayOpen() throws IOException {
+    List<Socket> open = new ArrayList<>();
+    try {
+      for (int i = 0; i < TcpProxy.MAX_CONNECTIONS; i++) {
+        open.add(connect());
+      }
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> proxy.counters().open() == TcpProxy.MAX_CONNECTIONS);
+      try (Socket oneTooMany = connect()) {
+        assertThatThrownBy(() -> oneTooMany.getInputStream().read())
+            .isInstanceOf(SocketException.class)
+            .hasMessageContaining("reset");
+      }
+      assertThat(proxy.counters().refused()).isEqualTo(1);
+      assertThat(roundTrip(open.get(0), "still")).isEqualTo("still");
+    } finally {
+      for (Socket socket : open) {
+        socket.close();
+      }
+    }
   }
 
   private Socket connect() throws IOException {
