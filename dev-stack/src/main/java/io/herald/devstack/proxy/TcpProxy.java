@@ -192,6 +192,7 @@ public final class TcpProxy implements AutoCloseable {
 
   /** The proxy's threads still alive: 0 after {@link #close()} has returned. */
   int liveThreads() {
+    // The acceptor stays in the set after it ends; connection threads remove themselves.
     threads.removeIf(t -> !t.isAlive());
     return threads.size();
   }
@@ -297,6 +298,23 @@ public final class TcpProxy implements AutoCloseable {
     }
   }
 
+  /** A virtual thread {@link #close()} waits for; it leaves {@link #threads} when it ends. */
+  private void startOwned(String threadName, Runnable body) {
+    Thread thread =
+        Thread.ofVirtual()
+            .name(threadName)
+            .unstarted(
+                () -> {
+                  try {
+                    body.run();
+                  } finally {
+                    threads.remove(Thread.currentThread());
+                  }
+                });
+    threads.add(thread);
+    thread.start();
+  }
+
   private static void abort(Socket socket) {
     try {
       socket.setSoLinger(true, 0);
@@ -329,10 +347,7 @@ public final class TcpProxy implements AutoCloseable {
     }
 
     void start() {
-      Thread thread =
-          Thread.ofVirtual().name("proxy-" + name + "-" + id + "-up").unstarted(this::run);
-      threads.add(thread);
-      thread.start();
+      startOwned("proxy-" + name + "-" + id + "-up", this::run);
     }
 
     /** Connects to the target once forwarding is allowed, then pumps both ways. */
@@ -354,12 +369,8 @@ public final class TcpProxy implements AutoCloseable {
         abort();
         return;
       }
-      Thread down =
-          Thread.ofVirtual()
-              .name("proxy-" + name + "-" + id + "-down")
-              .unstarted(() -> pump(upstream, client, bytesToClients));
-      threads.add(down);
-      down.start();
+      startOwned(
+          "proxy-" + name + "-" + id + "-down", () -> pump(upstream, client, bytesToClients));
       pump(client, upstream, bytesToTarget);
     }
 
