@@ -1,5 +1,6 @@
 package io.herald.demo;
 
+import io.herald.demo.PipelineSettings.ProcessLinks;
 import io.herald.devstack.process.ChildJvm;
 import io.herald.relay.RelayJvmOptions;
 import io.herald.schema.CaptureSettings;
@@ -106,8 +107,11 @@ public final class Pipeline implements AutoCloseable {
     setUpDatabase(settings, passwords);
     Map<ChildJvm, URI> started = new LinkedHashMap<>();
     Map<String, Launch> launches = new HashMap<>();
-    // The herald command reads the same files and overrides as the processes it operates.
+    // The herald command reads the same files and overrides as the processes it operates, with
+    // the direct addresses: a fault on a process's link must not cut the operator off.
     Map<String, String> cliEnv = new HashMap<>();
+    ProcessLinks links = settings.processLinks();
+    ProcessLinks direct = settings.directLinks();
     try {
       int writerPort = freePort();
       int writerOps = freePort();
@@ -117,7 +121,14 @@ public final class Pipeline implements AutoCloseable {
               "io.herald.writer.WriterMain",
               put(
                   cliEnv,
-                  with(writerEnv(settings, passwords, writerPort, writerOps), overrides, "WRITER")),
+                  with(
+                      writerEnv(settings, direct, passwords, writerPort, writerOps),
+                      overrides,
+                      "WRITER"),
+                  with(
+                      writerEnv(settings, links, passwords, writerPort, writerOps),
+                      overrides,
+                      "WRITER")),
               SERVICE_JVM,
               health(writerOps)));
       started.put(launch(settings, "writer", launches.get("writer")), health(writerOps));
@@ -128,7 +139,16 @@ public final class Pipeline implements AutoCloseable {
               "io.herald.relay.RelayMain",
               put(
                   cliEnv,
-                  with(relayEnv(settings, passwords, relayOps), overrides, "RELAY", "DEBEZIUM")),
+                  with(
+                      relayEnv(settings, direct, passwords, relayOps),
+                      overrides,
+                      "RELAY",
+                      "DEBEZIUM"),
+                  with(
+                      relayEnv(settings, links, passwords, relayOps),
+                      overrides,
+                      "RELAY",
+                      "DEBEZIUM")),
               RelayJvmOptions.recommended(),
               health(relayOps)));
       started.put(launch(settings, "relay", launches.get("relay")), health(relayOps));
@@ -140,7 +160,12 @@ public final class Pipeline implements AutoCloseable {
               put(
                   cliEnv,
                   with(
-                      consumerEnv(settings, passwords, operatorToken, consumerOps),
+                      consumerEnv(settings, direct, passwords, operatorToken, consumerOps),
+                      overrides,
+                      "CONSUMER",
+                      "KAFKA"),
+                  with(
+                      consumerEnv(settings, links, passwords, operatorToken, consumerOps),
                       overrides,
                       "CONSUMER",
                       "KAFKA")),
@@ -303,36 +328,41 @@ public final class Pipeline implements AutoCloseable {
     return env;
   }
 
-  private static Map<String, String> put(Map<String, String> all, Map<String, String> env) {
-    all.putAll(env);
+  /**
+   * Adds {@code cli} (the direct addresses) to the herald command's {@code all}; returns {@code
+   * env}.
+   */
+  private static Map<String, String> put(
+      Map<String, String> all, Map<String, String> cli, Map<String, String> env) {
+    all.putAll(cli);
     return env;
   }
 
   private static Map<String, String> writerEnv(
-      PipelineSettings s, Map<Role, String> passwords, int httpPort, int opsPort) {
+      PipelineSettings s, ProcessLinks l, Map<Role, String> passwords, int httpPort, int opsPort) {
     Map<String, String> env = new HashMap<>();
     env.put("HERALD_WRITER_HTTP_PORT", Integer.toString(httpPort));
     env.put("HERALD_WRITER_OPS_PORT", Integer.toString(opsPort));
-    env.put("HERALD_WRITER_DB_JDBC_URL", s.postgres().jdbcUrl(s.database()));
+    env.put("HERALD_WRITER_DB_JDBC_URL", l.jdbcUrl(s.database()));
     env.put("HERALD_WRITER_DB_PASSWORD", passwords.get(Role.WRITER));
     env.put("HERALD_WRITER_DB_MIGRATION_PASSWORD", passwords.get(Role.MIGRATOR));
     env.put("HERALD_WRITER_CAPTURE_PUBLICATION", s.publication());
     env.put("HERALD_WRITER_CAPTURE_SLOT", s.slot());
-    env.put("HERALD_WRITER_KAFKA_BOOTSTRAP_SERVERS", s.bootstrapServers());
+    env.put("HERALD_WRITER_KAFKA_BOOTSTRAP_SERVERS", l.bootstrapServers());
     env.put("HERALD_WRITER_STATUS_TOPIC", s.deliveryTopic());
     env.put("HERALD_WRITER_STATUS_GROUP_ID", s.consumerGroup() + "-writer-status");
     return env;
   }
 
   private static Map<String, String> relayEnv(
-      PipelineSettings s, Map<Role, String> passwords, int opsPort) {
+      PipelineSettings s, ProcessLinks l, Map<Role, String> passwords, int opsPort) {
     Map<String, String> env = new HashMap<>();
     env.put("HERALD_RELAY_OPS_PORT", Integer.toString(opsPort));
-    env.put("HERALD_RELAY_KAFKA_BOOTSTRAP_SERVERS", s.bootstrapServers());
+    env.put("HERALD_RELAY_KAFKA_BOOTSTRAP_SERVERS", l.bootstrapServers());
     env.put("HERALD_RELAY_TOPICS_PUBLICATION_EVENTS", s.publicationTopic());
     env.put("HERALD_RELAY_TOPICS_DELIVERY_EVENTS", s.deliveryTopic());
-    env.put("HERALD_DEBEZIUM_SOURCE_DATABASE_HOSTNAME", s.postgres().host());
-    env.put("HERALD_DEBEZIUM_SOURCE_DATABASE_PORT", Integer.toString(s.postgres().port()));
+    env.put("HERALD_DEBEZIUM_SOURCE_DATABASE_HOSTNAME", l.postgresHost());
+    env.put("HERALD_DEBEZIUM_SOURCE_DATABASE_PORT", Integer.toString(l.postgresPort()));
     env.put("HERALD_DEBEZIUM_SOURCE_DATABASE_DBNAME", s.database());
     env.put("HERALD_DEBEZIUM_SOURCE_DATABASE_PASSWORD", passwords.get(Role.RELAY));
     env.put("HERALD_DEBEZIUM_SOURCE_PUBLICATION_NAME", s.publication());
@@ -342,22 +372,26 @@ public final class Pipeline implements AutoCloseable {
   }
 
   private static Map<String, String> consumerEnv(
-      PipelineSettings s, Map<Role, String> passwords, String operatorToken, int opsPort) {
+      PipelineSettings s,
+      ProcessLinks l,
+      Map<Role, String> passwords,
+      String operatorToken,
+      int opsPort) {
     Map<String, String> env = new HashMap<>();
     env.put("HERALD_CONSUMER_OPS_PORT", Integer.toString(opsPort));
-    env.put("HERALD_CONSUMER_DB_JDBC_URL", s.postgres().jdbcUrl(s.database()));
+    env.put("HERALD_CONSUMER_DB_JDBC_URL", l.jdbcUrl(s.database()));
     env.put("HERALD_CONSUMER_DB_PASSWORD", passwords.get(Role.CONSUMER));
     env.put("HERALD_CONSUMER_DB_MIGRATION_PASSWORD", passwords.get(Role.MIGRATOR));
     env.put("HERALD_CONSUMER_OPS_OPERATOR_TOKEN", operatorToken);
     env.put("HERALD_CONSUMER_CAPTURE_PUBLICATION", s.publication());
     env.put("HERALD_CONSUMER_CAPTURE_SLOT", s.slot());
-    env.put("HERALD_CONSUMER_KAFKA_BOOTSTRAP_SERVERS", s.bootstrapServers());
+    env.put("HERALD_CONSUMER_KAFKA_BOOTSTRAP_SERVERS", l.bootstrapServers());
     env.put("HERALD_CONSUMER_KAFKA_GROUP_ID", s.consumerGroup());
     env.put("HERALD_CONSUMER_TOPICS_PUBLICATION_EVENTS", s.publicationTopic());
     env.put("HERALD_CONSUMER_TOPICS_DLQ", s.dlqTopic());
-    env.put("HERALD_CONSUMER_DESTINATIONS_DEST_A_BASE_URL", s.destinationsBaseUrl() + "/dest-a");
-    env.put("HERALD_CONSUMER_DESTINATIONS_DEST_B_BASE_URL", s.destinationsBaseUrl() + "/dest-b");
-    env.put("HERALD_CONSUMER_DESTINATIONS_DEST_C_BASE_URL", s.destinationsBaseUrl() + "/dest-c");
+    env.put("HERALD_CONSUMER_DESTINATIONS_DEST_A_BASE_URL", l.destinationsBaseUrl() + "/dest-a");
+    env.put("HERALD_CONSUMER_DESTINATIONS_DEST_B_BASE_URL", l.destinationsBaseUrl() + "/dest-b");
+    env.put("HERALD_CONSUMER_DESTINATIONS_DEST_C_BASE_URL", l.destinationsBaseUrl() + "/dest-c");
     return env;
   }
 

@@ -12,6 +12,9 @@ import java.util.Objects;
  * use there. The demo uses the shipped defaults; the end-to-end test uses names unique to it.
  *
  * @param configDir the folder holding the shipped {@code writer.properties} and friends
+ * @param processLinks where the processes connect: the direct addresses above, unless a link runs
+ *     through a proxy ({@link #withProcessLinks}); the set-up and the herald command keep the
+ *     direct ones
  */
 public record PipelineSettings(
     PostgresServer postgres,
@@ -26,7 +29,65 @@ public record PipelineSettings(
     String consumerGroup,
     String destinationsBaseUrl,
     Path configDir,
-    Path logDir) {
+    Path logDir,
+    ProcessLinks processLinks) {
+
+  /**
+   * The addresses the writer, relay and consumer connect to, when one of them differs from the
+   * direct one: a proxy on the link, for network faults.
+   *
+   * @param postgresHost the host of PostgreSQL (or of a proxy in front of it)
+   * @param destinationsBaseUrl the base URL of every destination, as {@link #destinationsBaseUrl()}
+   */
+  public record ProcessLinks(
+      String postgresHost, int postgresPort, String bootstrapServers, String destinationsBaseUrl) {
+
+    public ProcessLinks {
+      Objects.requireNonNull(postgresHost, "postgresHost");
+      Objects.requireNonNull(bootstrapServers, "bootstrapServers");
+      Objects.requireNonNull(destinationsBaseUrl, "destinationsBaseUrl");
+    }
+
+    public String jdbcUrl(String database) {
+      return "jdbc:postgresql://" + postgresHost + ":" + postgresPort + "/" + database;
+    }
+  }
+
+  /** Settings whose processes connect to the direct addresses. */
+  public PipelineSettings(
+      PostgresServer postgres,
+      String database,
+      String bootstrapServers,
+      String publication,
+      String slot,
+      String publicationTopic,
+      String deliveryTopic,
+      String dlqTopic,
+      String offsetsTopic,
+      String consumerGroup,
+      String destinationsBaseUrl,
+      Path configDir,
+      Path logDir) {
+    this(
+        postgres,
+        database,
+        bootstrapServers,
+        publication,
+        slot,
+        publicationTopic,
+        deliveryTopic,
+        dlqTopic,
+        offsetsTopic,
+        consumerGroup,
+        destinationsBaseUrl,
+        configDir,
+        logDir,
+        new ProcessLinks(
+            Objects.requireNonNull(postgres, "postgres").host(),
+            postgres.port(),
+            bootstrapServers,
+            destinationsBaseUrl));
+  }
 
   public PipelineSettings {
     Objects.requireNonNull(postgres, "postgres");
@@ -35,6 +96,32 @@ public record PipelineSettings(
     Objects.requireNonNull(destinationsBaseUrl, "destinationsBaseUrl");
     Objects.requireNonNull(configDir, "configDir");
     Objects.requireNonNull(logDir, "logDir");
+    Objects.requireNonNull(processLinks, "processLinks");
+  }
+
+  /** These settings with the processes connecting to {@code links} instead. */
+  public PipelineSettings withProcessLinks(ProcessLinks links) {
+    return new PipelineSettings(
+        postgres,
+        database,
+        bootstrapServers,
+        publication,
+        slot,
+        publicationTopic,
+        deliveryTopic,
+        dlqTopic,
+        offsetsTopic,
+        consumerGroup,
+        destinationsBaseUrl,
+        configDir,
+        logDir,
+        links);
+  }
+
+  /** The direct addresses: what the herald command connects to, whatever the processes do. */
+  public ProcessLinks directLinks() {
+    return new ProcessLinks(
+        postgres.host(), postgres.port(), bootstrapServers, destinationsBaseUrl);
   }
 
   /**

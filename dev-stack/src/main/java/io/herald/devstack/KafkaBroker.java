@@ -52,6 +52,26 @@ public interface KafkaBroker {
   }
 
   /**
+   * A PLAINTEXT listener for a proxy in front of the broker (network faults: {@code
+   * io.herald.devstack.proxy.TcpProxy}). It is bound at {@code host:boundPort} and advertised at
+   * {@code host:advertisedPort}, where nothing listens until the proxy does: a client that
+   * bootstraps through a proxy on {@code advertisedPort} (forwarding to {@code boundPort}) gets
+   * metadata naming the proxy, so all its connections go through it.
+   */
+  record ProxiedListener(String host, int boundPort, int advertisedPort) {
+
+    /** The {@code bootstrap.servers} value for clients behind the proxy. */
+    public String bootstrapServers() {
+      return host + ":" + advertisedPort;
+    }
+  }
+
+  /** The broker's listener for a proxy; empty when it has none (the container broker). */
+  default Optional<ProxiedListener> proxiedListener() {
+    return Optional.empty();
+  }
+
+  /**
    * Creates a topic with replication factor 1 and waits until the controller has accepted it.
    *
    * @throws IllegalStateException if the topic exists or the broker refuses or does not answer

@@ -5,7 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.herald.devstack.KafkaBroker.ProxiedListener;
+import io.herald.devstack.proxy.TcpProxy;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +26,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.Node;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -83,6 +88,61 @@ class KafkaBrokerIT {
             Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers()))) {
       Set<String> topics = admin.listTopics().names().get(30, TimeUnit.SECONDS);
       assertFalse(topics.contains(missing), "topic was auto-created: " + topics);
+    }
+  }
+
+  @Test
+  void shouldKeepEveryConnectionBehindTheProxyWhenBootstrappingThroughTheProxiedListener(
+      StackContext stack) throws Exception {
+    ProxiedListener listener = stack.stack().kafka().proxiedListener().orElseThrow();
+    String topic = stack.topic("proxied");
+    stack.stack().kafka().createTopic(topic, 1);
+    try (TcpProxy proxy =
+        TcpProxy.start(
+            "kafka",
+            listener.advertisedPort(),
+            new InetSocketAddress(listener.host(), listener.boundPort()))) {
+      Map<String, Object> admin =
+          Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, listener.bootstrapServers());
+      try (Admin client = Admin.create(admin)) {
+        for (Node node : client.describeCluster().nodes().get(30, TimeUnit.SECONDS)) {
+          assertEquals(listener.advertisedPort(), node.port(), "metadata names " + node);
+        }
+      }
+      long before = proxy.counters().bytesToTarget();
+      try (KafkaProducer<String, String> producer =
+          new KafkaProducer<>(
+              Map.of(
+                  ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                  listener.bootstrapServers(),
+                  ProducerConfig.ACKS_CONFIG,
+                  "all"),
+              new StringSerializer(),
+              new StringSerializer())) {
+        producer.send(new ProducerRecord<>(topic, "k", "via proxy")).get(30, TimeUnit.SECONDS);
+      }
+      assertTrue(proxy.counters().bytesToTarget() > before, "nothing went through the proxy");
+      proxy.freeze();
+      // Frozen: a client behind it has no other way to the broker.
+      KafkaProducer<String, String> frozen =
+          new KafkaProducer<>(
+              Map.of(
+                  ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                  listener.bootstrapServers(),
+                  ProducerConfig.MAX_BLOCK_MS_CONFIG,
+                  2_000),
+              new StringSerializer(),
+              new StringSerializer());
+      try {
+        ExecutionException failure =
+            assertThrows(
+                ExecutionException.class,
+                () -> frozen.send(new ProducerRecord<>(topic, "k", "v")).get(10, TimeUnit.SECONDS));
+        assertInstanceOf(TimeoutException.class, failure.getCause());
+      } finally {
+        // Nothing to flush: the record never left; do not wait on the frozen link.
+        frozen.close(Duration.ZERO);
+      }
     }
   }
 

@@ -1,6 +1,8 @@
 package io.herald.faults;
 
 import io.herald.demo.Pipeline;
+import io.herald.demo.PipelineSettings;
+import io.herald.devstack.StackContext;
 import io.herald.devstack.simulator.DestinationSimulator;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -25,6 +27,18 @@ interface FaultClass {
   default Map<String, String> overrides() {
     return Map.of();
   }
+
+  /**
+   * The addresses the pipeline's processes get, from the direct ones: a class that cuts links puts
+   * its proxies on them here. The runner calls it once, before the pipeline starts, and {@link
+   * #close()} after the pipeline has stopped.
+   */
+  default PipelineSettings links(StackContext stack, PipelineSettings direct) {
+    return direct;
+  }
+
+  /** Releases what {@link #links} set up; the runner calls it once, after the pipeline stopped. */
+  default void close() throws Exception {}
 
   /**
    * Injects one fault and heals it before returning.

@@ -104,7 +104,7 @@ final class FaultRunner {
       PipelineSettings pipelineSettings =
           PipelineSettings.isolated(
               stack, kafka, simulator.baseUri(), configDir(), workDir.resolve("logs"));
-      try (Pipeline pipeline = Pipeline.start(pipelineSettings, overrides)) {
+      try (Pipeline pipeline = Pipeline.start(fault.links(stack, pipelineSettings), overrides)) {
         Round context =
             new Round(
                 pipeline,
@@ -123,6 +123,9 @@ final class FaultRunner {
             break;
           }
         }
+      } finally {
+        // What the class set up for the links (proxies) outlives the pipeline using it.
+        fault.close();
       }
     }
     out.println(RoundReport.totals(fault.id(), reports));

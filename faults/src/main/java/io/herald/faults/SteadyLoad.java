@@ -25,10 +25,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The showcase's requests sent at a steady rate by concurrent clients while faults land: request
  * {@code i} leaves at {@code start + i * spread / n}. A client whose request fails without an
- * answer (the writer is down or the connection broke) sends it again after a pause, as a real
- * client does, and likewise after a 503; the writer's answer to the replay is 201 or 200, both
- * acknowledging the intent. Owned by one runner: {@link #start()} once, then {@link
- * #await(Duration)}.
+ * answer (the writer is down or the connection broke), or with 503 (the writer cannot reach its
+ * database: try again), sends it again after a pause (the answer's {@code Retry-After}, if any), as
+ * a real client does; the writer's answer to the replay is 201 or 200, both acknowledging the
+ * intent. Owned by one runner: {@link #start()} once, then {@link #await(Duration)}.
  */
 final class SteadyLoad {
 
@@ -139,13 +139,13 @@ final class SteadyLoad {
     for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
       try {
         HttpResponse<String> response = http.send(post, HttpResponse.BodyHandlers.ofString());
-        if (response.statusCode() == 503) {
+        if (response.statusCode() == 503 && attempt < ATTEMPTS) {
           // The writer says "not now" (its database is unreachable, or it is overloaded): a real
           // client waits (Retry-After) and sends the same intent again.
           unavailable.incrementAndGet();
           resent.incrementAndGet();
           last = new IOException("503 from the writer: " + response.body());
-          Thread.sleep(PAUSE.toMillis());
+          Thread.sleep(retryAfter(response).toMillis());
           continue;
         }
         record(request, response);
@@ -162,6 +162,15 @@ final class SteadyLoad {
     }
     throw new IOException(
         "no 2xx/4xx answer from the writer after " + ATTEMPTS + " attempts", last);
+  }
+
+  private static Duration retryAfter(HttpResponse<String> response) {
+    return response
+        .headers()
+        .firstValue("Retry-After")
+        .filter(v -> v.matches("\\d{1,3}"))
+        .map(v -> Duration.ofSeconds(Long.parseLong(v)))
+        .orElse(PAUSE);
   }
 
   private void record(Request request, HttpResponse<String> response) throws IOException {

@@ -49,8 +49,11 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
   private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(30);
   private static final String HOST = "127.0.0.1";
 
-  /** Ports one node binds: plain, controller, SASL, TLS (in this order in {@link #node}). */
-  static final int PORTS_PER_NODE = 4;
+  /**
+   * Ports one node takes: plain, controller, SASL, TLS, proxied and the proxied listener's
+   * advertised port (in this order in {@link #node}).
+   */
+  static final int PORTS_PER_NODE = 6;
 
   /** The single broker's heap; a node of a larger cluster gets {@link Membership#jvmOptions()}. */
   private static final List<String> SINGLE_JVM = List.of("-Xmx512m");
@@ -90,6 +93,8 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
   private final int controllerPort;
   private final int saslPort;
   private final int tlsPort;
+  private final int proxiedPort;
+  private final int proxiedAdvertisedPort;
   private final SelfSignedCertificate certificate;
   private Process process;
   private long launched;
@@ -101,6 +106,8 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
       int controllerPort,
       int saslPort,
       int tlsPort,
+      int proxiedPort,
+      int proxiedAdvertisedPort,
       SelfSignedCertificate certificate) {
     this.directory = directory;
     this.configFile = directory.resolve("server.properties");
@@ -110,6 +117,8 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
     this.controllerPort = controllerPort;
     this.saslPort = saslPort;
     this.tlsPort = tlsPort;
+    this.proxiedPort = proxiedPort;
+    this.proxiedAdvertisedPort = proxiedAdvertisedPort;
     this.certificate = certificate;
   }
 
@@ -123,7 +132,8 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
 
   /**
    * A node of a cluster, its configuration written to {@code directory}, not started: {@code ports}
-   * are its plain, controller, SASL and TLS ports ({@link #PORTS_PER_NODE}).
+   * are its plain, controller, SASL, TLS, proxied and proxied-advertised ports ({@link
+   * #PORTS_PER_NODE}).
    */
   static EmbeddedKafkaBroker node(
       Path directory, Membership membership, int[] ports, SelfSignedCertificate certificate) {
@@ -136,6 +146,8 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
             ports[1],
             ports[2],
             ports[3],
+            ports[4],
+            ports[5],
             certificate);
     broker.writeConfig();
     return broker;
@@ -165,6 +177,11 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
   @Override
   public Optional<TlsListener> tlsListener() {
     return Optional.of(new TlsListener(HOST + ":" + tlsPort, certificate.certificatePem()));
+  }
+
+  @Override
+  public Optional<ProxiedListener> proxiedListener() {
+    return Optional.of(new ProxiedListener(HOST, proxiedPort, proxiedAdvertisedPort));
   }
 
   @Override
@@ -297,13 +314,28 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
             "PLAINTEXT://" + HOST + ":" + port,
             "SASL_PLAINTEXT://" + HOST + ":" + saslPort,
             "SSL://" + HOST + ":" + tlsPort);
-    s.put("listeners", clientListeners + ",CONTROLLER://" + HOST + ":" + controllerPort);
-    s.put("advertised.listeners", clientListeners);
+    // One more plain listener for a proxy in front of the broker (KafkaBroker.proxiedListener):
+    // advertised at the port the proxy listens on, not the one it is bound to.
+    s.put(
+        "listeners",
+        clientListeners
+            + ",PROXIED://"
+            + HOST
+            + ":"
+            + proxiedPort
+            + ",CONTROLLER://"
+            + HOST
+            + ":"
+            + controllerPort);
+    s.put(
+        "advertised.listeners",
+        clientListeners + ",PROXIED://" + HOST + ":" + proxiedAdvertisedPort);
     s.put("controller.listener.names", "CONTROLLER");
     s.put("inter.broker.listener.name", "PLAINTEXT");
     s.put(
         "listener.security.protocol.map",
-        "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SSL:SSL");
+        "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SSL:SSL,"
+            + "PROXIED:PLAINTEXT");
     // A TLS listener with a certificate made for this broker (PEM, inline).
     s.put("listener.name.ssl.ssl.keystore.type", "PEM");
     s.put("listener.name.ssl.ssl.keystore.certificate.chain", certificate.certificatePem());
