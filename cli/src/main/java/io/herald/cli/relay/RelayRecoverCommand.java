@@ -8,6 +8,7 @@ import io.herald.cli.CliFailure;
 import io.herald.cli.ConfigDir;
 import io.herald.cli.Herald;
 import io.herald.cli.JsonOption;
+import io.herald.cli.kafka.KafkaClients;
 import io.herald.common.json.Json;
 import io.herald.config.Durations;
 import io.herald.relay.config.RelayConfig;
@@ -99,14 +100,19 @@ final class RelayRecoverCommand implements Callable<Integer> {
       throw CliDatabase.failure(
           e, "recover slot '" + relay.engine().slotName() + "'", relay.database(), "the relay's");
     } catch (TimeoutException | ExecutionException | KafkaException | OffsetStoreException e) {
-      throw CliFailure.unreachable(
-          "cannot recover slot '"
-              + relay.engine().slotName()
-              + "': Kafka at "
-              + relay.producer().get("bootstrap.servers")
-              + " failed or did not answer; running the recovery again is safe (it republishes"
-              + " from the last event in Kafka)",
-          e);
+      // The one mapping of Kafka failures (refused settings 2, anything else 3); running the
+      // recovery again is safe: it republishes from the last event in Kafka.
+      Throwable cause =
+          e instanceof OffsetStoreException && e.getCause() != null ? e.getCause() : e;
+      throw KafkaClients.of(
+              String.valueOf(relay.producer().get("bootstrap.servers")),
+              relay.producer(),
+              Duration.ofSeconds(60))
+          .failure(
+              "recover slot '"
+                  + relay.engine().slotName()
+                  + "' (running the recovery again is safe)",
+              cause);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw CliFailure.unreachable("interrupted while recovering", e);
