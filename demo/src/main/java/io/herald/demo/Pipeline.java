@@ -198,6 +198,11 @@ public final class Pipeline implements AutoCloseable {
     return operatorToken;
   }
 
+  /** The settings the pipeline was started with (database, slot, topics, config directory). */
+  public PipelineSettings settings() {
+    return settings;
+  }
+
   /** The running processes in order of start (writer, relay, consumer). */
   public synchronized List<ChildJvm> processes() {
     return List.copyOf(processes);
