@@ -20,12 +20,28 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 
 /**
  * F10: the relay SIGKILLed, its slot dropped and, after up to two seconds of writes that no slot
- * retains, recreated by hand, and its offsets topic deleted. The relay must refuse to start (exit
- * 2) naming {@code herald relay recover}, publishing nothing; the operator runs that command (a
- * separate process, the pipeline's own settings), and the relay, started again, streams from the
- * new slot. The round's checker and audit then prove nothing was lost.
+ * retains, recreated by hand, and its offsets topic deleted ({@link
+ * Loss#RECREATED_WITHOUT_OFFSETS}; {@link Loss#DROPPED} leaves the slot missing and the offsets in
+ * place). The relay must refuse to start (exit 2) naming {@code herald relay recover}, publishing
+ * nothing; the operator runs that command (a separate process, the pipeline's own settings), and
+ * the relay, started again, streams from the new slot. The round's checker and audit then prove
+ * nothing was lost.
  */
 final class SlotLoss implements FaultClass {
+
+  /** How the slot is lost. */
+  enum Loss {
+    /** Dropped; the relay's offsets stay. */
+    DROPPED,
+    /** Dropped, recreated by hand after the gap, and the offsets topic deleted. */
+    RECREATED_WITHOUT_OFFSETS
+  }
+
+  private final Loss loss;
+
+  SlotLoss(Loss loss) {
+    this.loss = loss;
+  }
 
   private static final int MAX_GAP_MILLIS = 2000;
   private static final int EXIT_REFUSED = 2;
@@ -42,8 +58,11 @@ final class SlotLoss implements FaultClass {
 
   @Override
   public String description() {
-    return "slot dropped and recreated, offsets topic deleted: the relay refuses naming herald relay"
-        + " recover, nothing published from the gap; after the recovery 0 lost";
+    return (loss == Loss.DROPPED
+            ? "slot dropped"
+            : "slot dropped and recreated, offsets topic deleted")
+        + ": the relay refuses naming herald relay recover, nothing published from the gap; after"
+        + " the recovery 0 lost";
   }
 
   @Override
@@ -54,17 +73,8 @@ final class SlotLoss implements FaultClass {
     pipeline.process("relay").kill();
     dropSlot(s);
     Thread.sleep(gap); // the writer and consumer commit meanwhile: no slot retains these rows
-    slot(s, "SELECT pg_create_logical_replication_slot(?, 'pgoutput')");
-    try (Admin admin =
-        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, s.bootstrapServers()))) {
-      admin.deleteTopics(List.of(s.offsetsTopic())).all().get(30, TimeUnit.SECONDS);
-      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(s.offsetsTopic())) {
-        if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("offsets topic " + s.offsetsTopic() + " not deleted");
-        }
-        Thread.sleep(200); // topic deletion completes asynchronously in the controller
-      }
+    if (loss == Loss.RECREATED_WITHOUT_OFFSETS) {
+      recreateWithoutOffsets(s);
     }
 
     String refusal = refusedStart(pipeline);
@@ -83,9 +93,13 @@ final class SlotLoss implements FaultClass {
     long restart = System.nanoTime();
     pipeline.restart("relay");
     return String.format(
-        "kill relay, drop slot, %d ms of writes, recreate slot, delete offsets topic; relay refused"
-            + " (%s); recovered (%s); healthy %d ms after restart",
-        gap, refusal, republished(recovered.out()), (System.nanoTime() - restart) / 1_000_000);
+        "kill relay, drop slot, %d ms of writes%s; relay refused (%s); recovered (%s); healthy %d ms"
+            + " after restart",
+        gap,
+        loss == Loss.DROPPED ? "" : ", recreate slot, delete offsets topic",
+        refusal,
+        republished(recovered.out()),
+        (System.nanoTime() - restart) / 1_000_000);
   }
 
   /**
@@ -122,6 +136,21 @@ final class SlotLoss implements FaultClass {
       }
     }
     return String.join(", ", lines);
+  }
+
+  private static void recreateWithoutOffsets(PipelineSettings s) throws Exception {
+    slot(s, "SELECT pg_create_logical_replication_slot(?, 'pgoutput')");
+    try (Admin admin =
+        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, s.bootstrapServers()))) {
+      admin.deleteTopics(List.of(s.offsetsTopic())).all().get(30, TimeUnit.SECONDS);
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(s.offsetsTopic())) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("offsets topic " + s.offsetsTopic() + " not deleted");
+        }
+        Thread.sleep(200); // topic deletion completes asynchronously in the controller
+      }
+    }
   }
 
   /** Drops the slot once the killed relay's walsender has let it go. */
