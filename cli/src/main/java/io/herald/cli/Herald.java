@@ -98,6 +98,7 @@ public final class Herald {
     cli.addSubcommand(new AuditCommand(herald::configDir, http, Clock.systemUTC()));
     cli.addSubcommand(DeliveriesCommand.commandLine(herald::configDir, http));
     cli.addSubcommand(SlotCommand.commandLine(herald::configDir));
+    cli.addSubcommand(io.herald.cli.relay.RelayCommand.commandLine(herald::configDir));
     cli.addSubcommand(new MonitorCommand(herald::configDir, http));
     cli.addSubcommand(new CommandLine(new TraceCommand(herald::configDir)));
     cli.addSubcommand(DlqCommand.commandLine(herald::configDir));

@@ -265,7 +265,7 @@ public final class Pipeline implements AutoCloseable {
     return operatorToken;
   }
 
-  /** The addresses and names the processes were started with. */
+  /** The settings the pipeline was started with (database, slot, topics, config directory). */
   public PipelineSettings settings() {
     return settings;
   }

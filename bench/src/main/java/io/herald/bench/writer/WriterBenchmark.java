@@ -53,13 +53,13 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class WriterBenchmark {
 
-  private static final String TOKEN = "bench-token";
+  static final String TOKEN = "bench-token";
   private static final String CONTENT =
       "{\"title\":\"Benchmark article\",\"body\":\""
           + "Lorem ipsum dolor sit amet. ".repeat(20)
           + "\",\"tags\":[\"a\",\"b\",\"c\"],\"author\":{\"id\":42,\"name\":\"Ada\"}}";
 
-  private interface Operation {
+  interface Operation {
     void run(long sequence) throws Exception;
   }
 
@@ -153,7 +153,7 @@ public final class WriterBenchmark {
     return results;
   }
 
-  private static void post(PlainHttpClient http, String prefix, long seq) throws Exception {
+  static void post(PlainHttpClient http, String prefix, long seq) throws Exception {
     String body =
         "{\"articleId\":\"w-"
             + prefix
@@ -214,7 +214,7 @@ public final class WriterBenchmark {
     }
   }
 
-  private static Result measure(
+  static Result measure(
       String name, int clients, int warmupSeconds, int seconds, Operation operation)
       throws Exception {
     AtomicLong sequence = new AtomicLong();
@@ -244,7 +244,7 @@ public final class WriterBenchmark {
   /**
    * Runs {@code operation} from {@code clients} threads for {@code duration}; returns the count.
    */
-  private static long run(
+  static long run(
       int clients, Duration duration, Operation operation, AtomicLong sequence, long[][] latencies)
       throws Exception {
     long deadline = System.nanoTime() + duration.toNanos();
@@ -334,7 +334,7 @@ public final class WriterBenchmark {
     Files.writeString(out, text);
   }
 
-  private static void dropSlot(PostgresServer postgres, String database, String slot) {
+  static void dropSlot(PostgresServer postgres, String database, String slot) {
     try (Connection connection =
             DriverManager.getConnection(
                 postgres.jdbcUrl(database), postgres.user(), postgres.password());

@@ -141,6 +141,72 @@ public final class OffsetTopic {
     }
   }
 
+  /**
+   * After a slot recovery: removes the engine's stored offset (a tombstone under each key the topic
+   * holds for it, byte for byte as Kafka Connect wrote it, since the offset store keys by the
+   * bytes) and writes the identity of the recreated slot, so that the relay streams from the new
+   * slot's position. Waits for Kafka's acknowledgements.
+   *
+   * @return how many engine offset keys were removed
+   */
+  public int resetForRecoveredSlot(
+      String engineName, String topicPrefix, SlotIdentity identity, Duration timeout)
+      throws InterruptedException, TimeoutException {
+    JsonNode engineKey = engineKey(engineName, topicPrefix);
+    List<byte[]> engineKeys = new ArrayList<>();
+    Map<String, Object> config = new HashMap<>(kafka);
+    config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      List<PartitionInfo> infos = consumer.partitionsFor(topic, timeout);
+      List<TopicPartition> partitions = new ArrayList<>();
+      if (infos != null) {
+        infos.forEach(info -> partitions.add(new TopicPartition(topic, info.partition())));
+      }
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      Map<TopicPartition, Long> end = consumer.endOffsets(partitions, timeout);
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (!reached(consumer, end)) {
+        if (System.nanoTime() > deadline) {
+          throw new OffsetStoreException(
+              "Timed out after " + timeout + " reading the relay offsets topic '" + topic + "'",
+              null);
+        }
+        for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+          if (record.key() != null
+              && mapper.readTree(record.key()).equals(engineKey)
+              && engineKeys.stream().noneMatch(k -> java.util.Arrays.equals(k, record.key()))) {
+            engineKeys.add(record.key());
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new OffsetStoreException(
+          "Unreadable key in the relay offsets topic '" + topic + "'", e);
+    }
+    Properties producerConfig = new Properties();
+    producerConfig.putAll(kafka);
+    producerConfig.put(ProducerConfig.ACKS_CONFIG, "all");
+    producerConfig.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(producerConfig, new ByteArraySerializer(), new ByteArraySerializer())) {
+      for (byte[] key : engineKeys) {
+        producer
+            .send(new ProducerRecord<>(topic, key, null))
+            .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      }
+      byte[] key = mapper.writeValueAsBytes(identityKey(identity.database(), identity.slot()));
+      producer
+          .send(new ProducerRecord<>(topic, key, mapper.writeValueAsBytes(identity.toJson(mapper))))
+          .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | IOException e) {
+      throw new OffsetStoreException(
+          "Could not reset the relay offsets in topic '" + topic + "' after the slot recovery", e);
+    }
+    return engineKeys.size();
+  }
+
   private static boolean reached(
       KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, Long> end) {
     for (Map.Entry<TopicPartition, Long> entry : end.entrySet()) {

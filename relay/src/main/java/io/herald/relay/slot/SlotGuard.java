@@ -84,10 +84,11 @@ public final class SlotGuard {
     if (slot.invalidation().isPresent()) {
       throw refuse(
           "Replication slot '%s' was invalidated by PostgreSQL (%s): the WAL it needed is gone,"
-              + " so events committed since position %s may be lost. Recover: republish the outbox"
-              + " rows committed since then (they are still in the outbox if retention keeps them),"
-              + " then drop and recreate the slot, delete the relay offsets and start again; raise"
-              + " max_slot_wal_keep_size so it does not happen again.",
+              + " so events committed since position %s may be lost. Recover: stop this relay and"
+              + " run `herald relay recover`, which creates a new slot, republishes the retained"
+              + " outbox rows committed after the last event in Kafka and resets the relay offsets"
+              + " (it refuses, naming what is missing, when the outbox no longer retains them);"
+              + " raise max_slot_wal_keep_size so it does not happen again.",
           slotName,
           slot.invalidation().get(),
           slot.confirmedFlush().map(Lsn::toString).orElse("unknown"));
@@ -120,8 +121,9 @@ public final class SlotGuard {
       throw refuse(
           "Replication slot '%s' was created again by the schema set-up (consistent point %s) after"
               + " the relay adopted the slot created at %s: events committed between the two may"
-              + " be lost. Recover: republish the outbox rows committed since %s, delete the relay"
-              + " offsets for this engine and the slot identity entry, and start again.",
+              + " be lost. Recover: run `herald relay recover`, which republishes the retained outbox"
+              + " rows committed after the last event in Kafka (the relay adopted the old slot at"
+              + " %s), creates a new slot and resets the relay offsets, then start again.",
           slotName,
           registeredCreation.get(),
           identity.get().createdAt().get(),
@@ -137,11 +139,11 @@ public final class SlotGuard {
             "Replication slot '%s' has moved from %s, where the schema set-up created it, to %s,"
                 + " but the relay has no offsets for it: another reader consumed the slot, or it"
                 + " was recreated, so events committed between the two positions would never reach"
-                + " Kafka. Recover: republish the outbox rows committed in that range, then record"
-                + " the slot's current position as its start (UPDATE herald_relay.capture_slot SET"
-                + " consistent_point = '%s' WHERE slot_name = '%s') and start again; or point the"
-                + " relay at the offsets topic it used before (offset.storage.topic).",
-            slotName, registeredCreation.get(), slotPosition, slotPosition, slotName);
+                + " Kafka. Recover: point the relay at the offsets topic it used before"
+                + " (offset.storage.topic) if it still exists; otherwise run `herald relay recover`,"
+                + " which creates a new slot, republishes the retained outbox rows committed after"
+                + " the last event in Kafka and records the new slot in the offsets topic.",
+            slotName, registeredCreation.get(), slotPosition);
       }
       return new Decision(
           Verdict.ADOPT_SLOT,
@@ -170,9 +172,9 @@ public final class SlotGuard {
           "Replication slot '%s' is ahead of the relay offsets: its confirmed_flush_lsn is %s but"
               + " the relay last confirmed %s. The slot was dropped and recreated, advanced by"
               + " hand, or read by another consumer; events committed between %s and %s would"
-              + " never reach Kafka. Recover: republish the outbox rows committed in that range"
-              + " (they are still in the outbox if retention keeps them), then delete the relay"
-              + " offsets for this engine so it starts from the slot, and start again.",
+              + " never reach Kafka. Recover: stop this relay and run `herald relay recover` (it"
+              + " creates a new slot, republishes the retained outbox rows committed after the last"
+              + " event in Kafka and resets the relay offsets), then start again.",
           slotName, slotPosition, confirmed.get(), confirmed.get(), slotPosition);
     }
     return new Decision(Verdict.RESUME, Optional.empty());
@@ -183,16 +185,13 @@ public final class SlotGuard {
       return refuse(
           "Replication slot '%s' does not exist in database '%s' but the relay has offsets for it"
               + " (last position %s): the slot was dropped, and the WAL of events committed since"
-              + " then is no longer retained. Recover: create the slot again (SELECT"
-              + " pg_create_logical_replication_slot('%s', 'pgoutput')) and record its start"
-              + " (UPDATE herald_relay.capture_slot SET consistent_point = <the returned lsn>),"
-              + " republish the outbox rows committed since %s, delete the relay offsets and slot"
-              + " identity for this engine from the offsets topic, and start again.",
+              + " then is no longer retained. Recover: run `herald relay recover`, which creates"
+              + " the slot again, republishes the retained outbox rows committed after the last"
+              + " event in Kafka and resets the relay offsets (it refuses, naming what is missing,"
+              + " when the outbox no longer retains them), then start again.",
           slotName,
           server.database(),
-          stored.engine().flatMap(EngineOffset::furthest).map(Lsn::toString).orElse("unknown"),
-          slotName,
-          stored.engine().flatMap(EngineOffset::furthest).map(Lsn::toString).orElse("then"));
+          stored.engine().flatMap(EngineOffset::furthest).map(Lsn::toString).orElse("unknown"));
     }
     return refuse(
         "Replication slot '%s' does not exist in database '%s'. The relay never creates it"

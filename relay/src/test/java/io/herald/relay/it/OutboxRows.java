@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.postgresql.PGConnection;
 
@@ -32,6 +33,7 @@ public final class OutboxRows {
   private final String schema;
   private final int keys;
   private final AtomicLong sequence = new AtomicLong();
+  private Supplier<UUID> idSource = UUID::randomUUID;
 
   OutboxRows(DataSource dataSource, String schema, int keys) {
     this.dataSource = dataSource;
@@ -53,6 +55,15 @@ public final class OutboxRows {
         + "\"}}";
   }
 
+  /**
+   * From now on {@link #insert} gives rows time-ordered ids (UUIDv7, as the writer and consumer
+   * do), so that id order is the order the rows were written in.
+   */
+  OutboxRows timeOrderedIds() {
+    idSource = io.herald.common.id.UuidV7.system();
+    return this;
+  }
+
   /** Inserts {@code count} rows, {@code perTransaction} rows per committed transaction. */
   List<UUID> insert(int count, int perTransaction) throws SQLException {
     return insert(count, perTransaction, null, null);
@@ -67,7 +78,7 @@ public final class OutboxRows {
       int inTransaction = 0;
       for (int i = 0; i < count; i++) {
         long seq = sequence.getAndIncrement();
-        UUID id = UUID.randomUUID();
+        UUID id = idSource.get();
         statement.setObject(1, id);
         statement.setString(2, key(seq, keys));
         statement.setString(3, EVENT_TYPE);

@@ -72,7 +72,8 @@ class SlotGuardTest {
                 guard.check(Optional.empty(), Optional.of(CREATED), SERVER, offsets(CREATED), NOW))
         .isInstanceOf(SlotGapException.class)
         .hasMessageContaining("'herald_relay' does not exist")
-        .hasMessageContaining("Recover:");
+        .hasMessageContaining("Recover:")
+        .hasMessageContaining("herald relay recover");
   }
 
   @Test
@@ -88,7 +89,8 @@ class SlotGuardTest {
         .isInstanceOf(SlotGapException.class)
         .hasMessageContaining("ahead of the relay offsets")
         .hasMessageContaining("0/4000000")
-        .hasMessageContaining("0/3000000");
+        .hasMessageContaining("0/3000000")
+        .hasMessageContaining("herald relay recover");
   }
 
   @Test
@@ -102,7 +104,8 @@ class SlotGuardTest {
                     StoredOffsets.NONE,
                     NOW))
         .isInstanceOf(SlotGapException.class)
-        .hasMessageContaining("has moved from 0/1000000");
+        .hasMessageContaining("has moved from 0/1000000")
+        .hasMessageContaining("herald relay recover");
   }
 
   @Test
@@ -160,7 +163,8 @@ class SlotGuardTest {
             () ->
                 guard.check(Optional.of(lost), Optional.of(CREATED), SERVER, offsets(CREATED), NOW))
         .isInstanceOf(SlotGapException.class)
-        .hasMessageContaining("invalidated");
+        .hasMessageContaining("invalidated")
+        .hasMessageContaining("herald relay recover");
   }
 
   @Test
@@ -172,6 +176,24 @@ class SlotGuardTest {
             Optional.of(CREATED),
             SERVER,
             identityOnly,
+            NOW);
+
+    assertThat(decision.verdict()).isEqualTo(SlotGuard.Verdict.RESUME_WITHOUT_OFFSET);
+  }
+
+  @Test
+  void shouldResumeFromARecoveredSlotWhoseIdentityHasNoCreationMarker() {
+    // What `herald relay recover` leaves: no engine offset, the new slot's identity without the
+    // schema set-up's marker, while herald_relay.capture_slot still names the old slot's start.
+    SlotIdentity recovered =
+        new SlotIdentity(
+            "7000", "herald", "herald_relay", Optional.empty(), Lsn.parse("0/5000000"), NOW);
+    SlotGuard.Decision decision =
+        guard.check(
+            Optional.of(slot(Lsn.parse("0/5000000"))),
+            Optional.of(CREATED),
+            SERVER,
+            new StoredOffsets(Optional.empty(), Optional.of(recovered)),
             NOW);
 
     assertThat(decision.verdict()).isEqualTo(SlotGuard.Verdict.RESUME_WITHOUT_OFFSET);

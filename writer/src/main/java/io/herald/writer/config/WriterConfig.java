@@ -254,16 +254,19 @@ public final class WriterConfig extends ProcessConfig {
           ConfigKey.optional(
               "writer.outbox.retention",
               ConfigType.enumType(OutboxRetention.class),
-              OutboxRetention.DELETE_IMMEDIATELY,
-              "delete-immediately (default): delete the outbox row in the inserting transaction, the"
-                  + " WAL retained by the slot carries the event; keep: keep it keep-days, then purge."));
+              OutboxRetention.KEEP,
+              "keep (default): keep the outbox row keep-days, then purge it, so that `herald relay"
+                  + " recover` can republish it after a lost slot; delete-immediately: delete it in"
+                  + " the inserting transaction (the WAL retained by the slot carries the event, and"
+                  + " a lost slot cannot be recovered)."));
   public static final ConfigKey<Integer> OUTBOX_KEEP_DAYS =
       KEYS.define(
           ConfigKey.optional(
               "writer.outbox.keep-days",
               ConfigType.INT,
-              7,
-              "Days an outbox row is kept when retention is keep."));
+              1,
+              "Days an outbox row is kept when retention is keep: how long after losing the slot"
+                  + " `herald relay recover` can still republish it."));
   public static final ConfigKey<Integer> OUTBOX_PURGE_BATCH_SIZE =
       KEYS.define(
           ConfigKey.optional(

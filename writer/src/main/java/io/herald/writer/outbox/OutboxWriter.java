@@ -16,9 +16,11 @@ import java.util.Objects;
  * the table, so a row only has to exist at commit. The slot is created with the schema, before the
  * first outbox row can commit, so PostgreSQL retains the WAL of every committed row until the relay
  * has confirmed it, even if the relay has never run and even if the row was deleted in the
- * transaction that inserted it. Hence {@link OutboxRetention#DELETE_IMMEDIATELY}: insert, then
- * delete before the caller commits; the table stays empty and needs no purge. {@link
- * OutboxRetention#KEEP} leaves the rows for an audit window (purged by {@code RetentionPurger}).
+ * transaction that inserted it. Hence {@link OutboxRetention#DELETE_IMMEDIATELY} is possible:
+ * insert, then delete before the caller commits; the table stays empty. The default, {@link
+ * OutboxRetention#KEEP}, leaves the rows for a window (purged by {@code RetentionPurger}) because
+ * they are what {@code herald relay recover} republishes when the slot, and with it the WAL, is
+ * lost.
  *
  * <p>Thread-safe (stateless); the connection is the caller's and is neither committed nor closed.
  */

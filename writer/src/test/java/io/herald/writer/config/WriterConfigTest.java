@@ -36,7 +36,9 @@ class WriterConfigTest {
     assertEquals(1L << 20, config.api().requestMaxBytes());
     assertEquals(Duration.ofSeconds(30), config.http().readTimeout());
     assertEquals("jdbc:postgresql://localhost:5432/herald", config.database().jdbcUrl());
-    assertEquals(OutboxRetention.DELETE_IMMEDIATELY, config.outboxRetention());
+    // Kept a day so that `herald relay recover` can republish rows after a lost slot (issue 18).
+    assertEquals(OutboxRetention.KEEP, config.outboxRetention());
+    assertEquals(Duration.ofDays(1), config.retention().outbox().orElseThrow().retention());
     assertEquals(8081, config.ops().port());
     assertEquals("herald_outbox", config.capture().publication());
     assertEquals(2, config.tenantTokens().tenants().size());
@@ -198,14 +200,15 @@ class WriterConfigTest {
   @Test
   void shouldPurgeTheOutboxOnlyWhenKeptAndTheInboxOnlyWithTheStatusView() throws IOException {
     Map<String, String> props = SHIPPED.properties();
-    WriterConfig shipped = WriterConfig.from(ConfigSource.of(props, Map.of()));
+    props.put("writer.outbox.retention", "delete-immediately");
+    WriterConfig deleted = WriterConfig.from(ConfigSource.of(props, Map.of()));
     props.put("writer.outbox.retention", "keep");
     props.put("writer.outbox.keep-days", "3");
     props.put("writer.status.enabled", "false");
     WriterConfig kept = WriterConfig.from(ConfigSource.of(props, Map.of()));
 
-    assertTrue(shipped.retention().outbox().isEmpty());
-    assertEquals(Duration.ofDays(7), shipped.retention().inbox().orElseThrow().retention());
+    assertTrue(deleted.retention().outbox().isEmpty());
+    assertEquals(Duration.ofDays(7), deleted.retention().inbox().orElseThrow().retention());
     assertEquals(Duration.ofDays(3), kept.retention().outbox().orElseThrow().retention());
     assertEquals(100, kept.retention().outbox().orElseThrow().purgeMaxBatches());
     assertTrue(kept.retention().inbox().isEmpty());
