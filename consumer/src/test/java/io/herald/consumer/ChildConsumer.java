@@ -1,11 +1,11 @@
 package io.herald.consumer;
 
+import io.herald.devstack.FreePort;
 import io.herald.devstack.ShippedConfig;
 import io.herald.devstack.process.ChildJvm;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -125,9 +125,7 @@ final class ChildConsumer implements AutoCloseable {
   }
 
   private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
+    return FreePort.find();
   }
 
   /** A frozen child is woken first (SIGCONT), so SIGTERM can stop it within the grace. */

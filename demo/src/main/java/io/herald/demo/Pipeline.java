@@ -1,6 +1,7 @@
 package io.herald.demo;
 
 import io.herald.demo.PipelineSettings.ProcessLinks;
+import io.herald.devstack.FreePort;
 import io.herald.devstack.process.ChildJvm;
 import io.herald.relay.RelayJvmOptions;
 import io.herald.schema.CaptureSettings;
@@ -9,7 +10,6 @@ import io.herald.schema.DatabaseRoles.Role;
 import io.herald.schema.HeraldSchema;
 import io.herald.schema.SchemaMigrator;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -428,9 +428,7 @@ public final class Pipeline implements AutoCloseable {
   }
 
   private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
+    return FreePort.find();
   }
 
   /** Stops the processes in reverse order of start, each with SIGTERM and a grace period. */

@@ -3,11 +3,6 @@ package io.herald.faults;
 import io.herald.demo.Pipeline;
 import io.herald.devstack.StackContext;
 import io.herald.devstack.simulator.DestinationSimulator;
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -89,8 +84,6 @@ final class ConnectionHog implements FaultClass, AutoCloseable {
   private static final SecureRandom SECRETS = new SecureRandom();
 
   private final StackContext stack;
-  private final HttpClient http =
-      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   private int hogged;
   private int terminated;
   private long maxRecoveryMillis;
@@ -334,39 +327,15 @@ final class ConnectionHog implements FaultClass, AutoCloseable {
    */
   private long awaitEveryProcessHealthy(Pipeline pipeline, long released)
       throws InterruptedException {
-    long deadline = released + RECOVERY_TIMEOUT.toNanos();
-    Map<String, URI> health = new LinkedHashMap<>();
-    pipeline.metricsUris().forEach((name, metrics) -> health.put(name, metrics.resolve("/health")));
-    while (!health.isEmpty()) {
-      health.entrySet().removeIf(process -> healthy(process.getValue()));
-      if (health.isEmpty()) {
-        break;
-      }
-      if (System.nanoTime() > deadline) {
-        violations.add(
-            "not healthy by itself within "
-                + RECOVERY_TIMEOUT
-                + " of the release: "
-                + health.keySet());
-        break;
-      }
-      // Nothing to wait on but the processes' own reconnection.
-      Thread.sleep(200);
+    SelfRecovery.Result recovery = SelfRecovery.await(pipeline, released, RECOVERY_TIMEOUT);
+    if (!recovery.unhealthy().isEmpty()) {
+      violations.add(
+          "not healthy by itself within "
+              + RECOVERY_TIMEOUT
+              + " of the release: "
+              + recovery.unhealthy());
     }
-    return Duration.ofNanos(System.nanoTime() - released).toMillis();
-  }
-
-  private boolean healthy(URI health) {
-    try {
-      HttpRequest get = HttpRequest.newBuilder(health).timeout(Duration.ofSeconds(5)).GET().build();
-      return http.send(get, HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
-    } catch (IOException e) {
-      // Not answering (yet) is an answer here: the poll asks again until the timeout.
-      return false;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
+    return recovery.millis();
   }
 
   private static String secret() {

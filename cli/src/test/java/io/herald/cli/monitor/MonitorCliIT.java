@@ -13,6 +13,7 @@ import io.herald.consumer.TestKit;
 import io.herald.consumer.delivery.DeliveryState;
 import io.herald.consumer.delivery.DeliveryView;
 import io.herald.consumer.delivery.DeliveryViews;
+import io.herald.devstack.FreePort;
 import io.herald.devstack.HeraldIntegrationTest;
 import io.herald.devstack.ShippedConfig;
 import io.herald.devstack.StackContext;
@@ -20,7 +21,6 @@ import io.herald.devstack.simulator.Behaviour;
 import io.herald.devstack.simulator.Fault;
 import java.io.IOException;
 import java.io.Writer;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -319,8 +319,6 @@ class MonitorCliIT {
   }
 
   private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
+    return FreePort.find();
   }
 }

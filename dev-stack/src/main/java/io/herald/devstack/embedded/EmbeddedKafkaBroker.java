@@ -1,5 +1,6 @@
 package io.herald.devstack.embedded;
 
+import io.herald.devstack.FreePort;
 import io.herald.devstack.KafkaBroker;
 import io.herald.devstack.SelfSignedCertificate;
 import io.herald.devstack.process.ChildJvm;

@@ -1,5 +1,6 @@
 package io.herald.devstack.embedded;
 
+import io.herald.devstack.FreePort;
 import io.herald.devstack.PostgresServer;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import io.zonky.test.db.postgres.util.LinuxUtils;

@@ -1,5 +1,6 @@
 package io.herald.relay.it;
 
+import io.herald.devstack.FreePort;
 import io.herald.devstack.PostgresServer;
 import io.herald.devstack.StackContext;
 import io.herald.schema.CaptureSettings;
@@ -8,7 +9,6 @@ import io.herald.schema.SchemaMigrator;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.Writer;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -149,9 +149,7 @@ public final class RelayFixture {
   }
 
   private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
+    return FreePort.find();
   }
 
   /** A relay child and its ops port. */

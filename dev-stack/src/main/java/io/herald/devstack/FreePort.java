@@ -1,0 +1,80 @@
+package io.herald.devstack;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Finds a TCP port of the loopback interface that is free now, for a server to bind a moment later.
+ *
+ * <p>The ports come from below the kernel's ephemeral range ({@code net.ipv4.ip_local_port_range}),
+ * never from it: tests stop a server and start it again on the same port, and a port of the
+ * ephemeral range may meanwhile become the local end of any outgoing connection on the machine (a
+ * JDBC or Kafka client's), so that the restarted server cannot bind it, or, worse, a health check
+ * is answered by someone else. Below the range only listeners compete, and a listener's port is
+ * taken at random among thousands. Where the range starts too low to leave room, the kernel picks
+ * (port 0).
+ */
+public final class FreePort {
+
+  private static final int LOWEST = 10_000;
+  private static final int MIN_ROOM = 2_000;
+  private static final int TRIES = 200;
+  private static final Path RANGE = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
+
+  private FreePort() {}
+
+  /** {@code count} different ports, each free now. */
+  public static int[] distinct(int count) {
+    Set<Integer> ports = new LinkedHashSet<>();
+    while (ports.size() < count) {
+      ports.add(find());
+    }
+    return ports.stream().mapToInt(Integer::intValue).toArray();
+  }
+
+  /** One port, free now. */
+  public static int find() {
+    int ephemeralStart = ephemeralStart();
+    if (ephemeralStart - LOWEST >= MIN_ROOM) {
+      for (int i = 0; i < TRIES; i++) {
+        int candidate = ThreadLocalRandom.current().nextInt(LOWEST, ephemeralStart);
+        if (bindable(candidate)) {
+          return candidate;
+        }
+      }
+    }
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException("no free TCP port on the loopback interface", e);
+    }
+  }
+
+  private static boolean bindable(int port) {
+    try (ServerSocket socket = new ServerSocket()) {
+      socket.setReuseAddress(true);
+      socket.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1);
+      return true;
+    } catch (IOException e) {
+      // Taken: another candidate.
+      return false;
+    }
+  }
+
+  /** The first port of the ephemeral range; Linux's default (32768) where it cannot be read. */
+  private static int ephemeralStart() {
+    try {
+      return Integer.parseInt(Files.readString(RANGE).trim().split("\\s+")[0]);
+    } catch (IOException | RuntimeException e) {
+      // Not Linux, or no /proc: the usual start of the range.
+      return 32_768;
+    }
+  }
+}
