@@ -13,7 +13,9 @@ import io.herald.consumer.dispatch.DispatchSettings;
 import io.herald.consumer.dispatch.Dispatcher;
 import io.herald.consumer.inbox.PublicationListener;
 import io.herald.consumer.metrics.ConsumerMetrics;
+import io.herald.consumer.ops.DestinationControl;
 import io.herald.consumer.ops.OperatorApiHandler;
+import io.herald.consumer.pause.Pauses;
 import io.herald.consumer.policy.Capabilities;
 import io.herald.consumer.policy.DeliveryPolicy;
 import io.herald.consumer.reconcile.OperatorActions;
@@ -62,7 +64,15 @@ public final class HeraldConsumer implements AutoCloseable {
   private final OperatorActions operatorActions;
   private final Reconciler reconciler;
   private final ConsumerMetrics metrics;
+  private final Pauses pauses;
+  private final DestinationControl destinationControl;
   private final OpsServer ops;
+
+  /**
+   * How often each instance reads the operators' pauses (one small scan): a pause made through
+   * another instance holds here within this; not a setting.
+   */
+  static final Duration PAUSE_REFRESH = Duration.ofSeconds(1);
 
   private HeraldConsumer(ConsumerConfig config, Clock clock) {
     lifecycle = ProcessLifecycle.create("consumer");
@@ -102,6 +112,7 @@ public final class HeraldConsumer implements AutoCloseable {
       reconciler =
           new Reconciler(deliveries, clients, dispatch, config.reconcile(), policy, metrics);
       Duration grace = config.reconcile().gracePeriod();
+      pauses = new Pauses(pool, PAUSE_REFRESH, System::nanoTime, metrics);
       Dispatcher dispatcher =
           new Dispatcher(
               deliveries,
@@ -109,7 +120,11 @@ public final class HeraldConsumer implements AutoCloseable {
               dispatch,
               policy,
               destination -> Capabilities.of(destination, grace),
+              pauses,
+              clock,
               metrics);
+      destinationControl =
+          new DestinationControl(config.destinations(), dispatcher.breakers(), pauses, pool);
       PublicationListener listener =
           new PublicationListener(
               config.inbox(),
@@ -164,7 +179,12 @@ public final class HeraldConsumer implements AutoCloseable {
           .ifPresent(
               token ->
                   opsBuilder.handler(
-                      OperatorApiHandler.create(deliveryViews, operatorActions, token)));
+                      OperatorApiHandler.create(
+                          deliveryViews,
+                          operatorActions,
+                          destinationControl,
+                          dispatch.owner(),
+                          token)));
       ops = lifecycle.register("ops server", opsBuilder.start());
 
       lifecycle.register("retention purger", purger);
@@ -202,6 +222,16 @@ public final class HeraldConsumer implements AutoCloseable {
 
   public Reconciler reconciler() {
     return reconciler;
+  }
+
+  /** The operators' destination pauses (durable, shared by every instance). */
+  public Pauses pauses() {
+    return pauses;
+  }
+
+  /** Destinations as the operator API shows them: pauses, this instance's breakers. */
+  public DestinationControl destinations() {
+    return destinationControl;
   }
 
   public ConsumerMetrics metrics() {

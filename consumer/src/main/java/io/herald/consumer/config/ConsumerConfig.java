@@ -12,6 +12,7 @@ import io.herald.config.ConfigValues;
 import io.herald.config.Durations;
 import io.herald.config.ProcessConfig;
 import io.herald.config.Validator;
+import io.herald.consumer.breaker.BreakerSettings;
 import io.herald.consumer.destination.DestinationConfig;
 import io.herald.consumer.destination.DestinationProfile;
 import io.herald.consumer.dispatch.DispatchSettings;
@@ -457,6 +458,23 @@ public final class ConsumerConfig extends ProcessConfig {
                   "Bearer token sent to the destination; empty for none.")
               .secret());
 
+  public static final ConfigKey<Integer> DESTINATION_BREAKER_FAILURES =
+      DESTINATIONS.define(
+          ConfigKey.optional(
+                  "breaker.failures",
+                  ConfigType.INT,
+                  BreakerSettings.DEFAULT.failures(),
+                  "Consecutive 5xx, timeouts or connect failures that open the destination's breaker (its deliveries wait, other destinations flow); 0 disables it.")
+              .validatedBy(Validator.between(0, 10_000)));
+  public static final ConfigKey<Duration> DESTINATION_BREAKER_OPEN_FOR =
+      DESTINATIONS.define(
+          ConfigKey.optional(
+                  "breaker.open-for",
+                  ConfigType.DURATION,
+                  BreakerSettings.DEFAULT.openFor(),
+                  "How long an open breaker holds the destination's deliveries before one probe goes through (state per instance, in memory).")
+              .validatedBy(Validator.positive()));
+
   /** {@code KafkaConsumer} settings, prefix stripped. */
   public static final String KAFKA_CONSUMER =
       KEYS.passThrough("kafka.consumer.", "KafkaConsumer settings (security, fetch sizes, ...).");
@@ -531,7 +549,10 @@ public final class ConsumerConfig extends ProcessConfig {
                         v.get(DESTINATION_CONNECT_TIMEOUT),
                         v.get(DESTINATION_READ_TIMEOUT),
                         v.get(DESTINATION_CONCURRENCY),
-                        v.find(DESTINATION_AUTH_TOKEN))));
+                        v.find(DESTINATION_AUTH_TOKEN),
+                        new BreakerSettings(
+                            v.get(DESTINATION_BREAKER_FAILURES),
+                            v.get(DESTINATION_BREAKER_OPEN_FOR)))));
     return Collections.unmodifiableMap(destinations);
   }
 

@@ -2,6 +2,7 @@ package io.herald.consumer.destination;
 
 import io.herald.config.Durations;
 import io.herald.config.EffectiveConfig;
+import io.herald.consumer.breaker.BreakerSettings;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Objects;
@@ -22,6 +23,7 @@ import java.util.Optional;
  *     the delivery uncertain
  * @param concurrency {@code concurrency}: in-flight requests per consumer instance
  * @param authToken {@code auth-token}: sent as {@code Authorization: Bearer}; secret, never shown
+ * @param breaker {@code breaker.*}: when the destination's circuit breaker opens and for how long
  */
 public record DestinationConfig(
     String name,
@@ -30,7 +32,8 @@ public record DestinationConfig(
     Duration connectTimeout,
     Duration readTimeout,
     int concurrency,
-    Optional<String> authToken) {
+    Optional<String> authToken,
+    BreakerSettings breaker) {
 
   public DestinationConfig {
     Objects.requireNonNull(name, "name");
@@ -39,6 +42,27 @@ public record DestinationConfig(
     Objects.requireNonNull(connectTimeout, "connectTimeout");
     Objects.requireNonNull(readTimeout, "readTimeout");
     Objects.requireNonNull(authToken, "authToken");
+    Objects.requireNonNull(breaker, "breaker");
+  }
+
+  /** A destination with the default breaker ({@link BreakerSettings#DEFAULT}). */
+  public DestinationConfig(
+      String name,
+      URI baseUrl,
+      DestinationProfile profile,
+      Duration connectTimeout,
+      Duration readTimeout,
+      int concurrency,
+      Optional<String> authToken) {
+    this(
+        name,
+        baseUrl,
+        profile,
+        connectTimeout,
+        readTimeout,
+        concurrency,
+        authToken,
+        BreakerSettings.DEFAULT);
   }
 
   /**
@@ -89,6 +113,10 @@ public record DestinationConfig(
         + concurrency
         + ", authToken="
         + (authToken.isPresent() ? "****" : "(none)")
+        + ", breaker="
+        + (breaker.enabled()
+            ? breaker.failures() + " failures, open " + Durations.format(breaker.openFor())
+            : "off")
         + "]";
   }
 }

@@ -1,5 +1,7 @@
 package io.herald.consumer.dispatch;
 
+import io.herald.consumer.breaker.BreakerSignal;
+import io.herald.consumer.breaker.CircuitBreaker;
 import io.herald.consumer.delivery.Attempt;
 import io.herald.consumer.delivery.ClaimedDelivery;
 import io.herald.consumer.delivery.DeliveryQueue;
@@ -9,13 +11,16 @@ import io.herald.consumer.destination.Destination;
 import io.herald.consumer.destination.DestinationConfig;
 import io.herald.consumer.destination.Outcome;
 import io.herald.consumer.metrics.ConsumerMetrics;
+import io.herald.consumer.pause.PauseGate;
 import io.herald.consumer.policy.Capabilities;
 import io.herald.consumer.policy.DeliveryPolicy;
 import io.herald.consumer.policy.DeliveryPolicy.Decision;
 import io.herald.consumer.policy.DeliveryPolicy.Input;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -40,6 +45,11 @@ import org.slf4j.LoggerFactory;
  * while its call is in flight, so the claims of an instance that died expire within that timeout,
  * not within the whole lease; a call whose claim cannot be kept is cancelled before its lease ends.
  *
+ * <p>Each destination is a lane of its own: a lane an operator paused ({@link PauseGate}) or whose
+ * {@link CircuitBreaker} is open claims nothing, so its deliveries wait as PENDING or RETRY_WAIT
+ * while the other lanes keep their full speed; a half-open breaker lets one probe through. A
+ * retriable failure while the breaker is open is due again no earlier than the breaker's end.
+ *
  * <p>Lifecycle: {@link #start()} once, {@link #close()} once: stops claiming, waits up to the
  * shutdown grace for in-flight calls to be recorded (their claims still renewed), then interrupts
  * what is left (those claims expire and are reconciled as uncertain: the request may have been
@@ -54,6 +64,7 @@ public final class Dispatcher implements AutoCloseable {
   private final DeliveryPolicy policy;
   private final ConsumerMetrics metrics;
   private final LeaseKeeper leases;
+  private final PauseGate pauses;
   private final List<Lane> lanes = new ArrayList<>();
   private final Semaphore globalPermits;
   private final ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
@@ -63,7 +74,8 @@ public final class Dispatcher implements AutoCloseable {
   private boolean signalled;
   private Thread poller;
 
-  private record Lane(Destination client, Semaphore permits, Capabilities capabilities) {
+  private record Lane(
+      Destination client, Semaphore permits, Capabilities capabilities, CircuitBreaker breaker) {
     String name() {
       return client.config().name();
     }
@@ -91,11 +103,7 @@ public final class Dispatcher implements AutoCloseable {
         metrics);
   }
 
-  /**
-   * @param settings validated by the configuration, the lease included: it outlasts every
-   *     destination's connect and read timeouts together
-   * @param capabilities what the policy knows of a destination (its key, window and lookup)
-   */
+  /** A dispatcher without operator pauses, its breakers on the system clock. */
   public Dispatcher(
       DeliveryQueue deliveries,
       Map<String, ? extends Destination> destinations,
@@ -103,6 +111,35 @@ public final class Dispatcher implements AutoCloseable {
       DeliveryPolicy policy,
       Function<DestinationConfig, Capabilities> capabilities,
       ConsumerMetrics metrics) {
+    this(
+        deliveries,
+        destinations,
+        settings,
+        policy,
+        capabilities,
+        PauseGate.NONE,
+        Clock.systemUTC(),
+        metrics);
+  }
+
+  /**
+   * @param settings validated by the configuration, the lease included: it outlasts every
+   *     destination's connect and read timeouts together
+   * @param capabilities what the policy knows of a destination (its key, window and lookup)
+   * @param pauses the operators' pauses, refreshed by the poll loop; a paused destination's
+   *     deliveries are not claimed
+   * @param clock the time of each destination's {@link CircuitBreaker} (its open time)
+   */
+  public Dispatcher(
+      DeliveryQueue deliveries,
+      Map<String, ? extends Destination> destinations,
+      DispatchSettings settings,
+      DeliveryPolicy policy,
+      Function<DestinationConfig, Capabilities> capabilities,
+      PauseGate pauses,
+      Clock clock,
+      ConsumerMetrics metrics) {
+    this.pauses = pauses;
     this.globalPermits = new Semaphore(settings.poolSize());
     this.deliveries = deliveries;
     this.settings = settings;
@@ -117,12 +154,23 @@ public final class Dispatcher implements AutoCloseable {
             System::nanoTime,
             metrics);
     for (Destination client : destinations.values()) {
+      CircuitBreaker breaker = new CircuitBreaker(client.config().breaker(), clock);
       lanes.add(
           new Lane(
               client,
               new Semaphore(client.config().concurrency()),
-              capabilities.apply(client.config())));
+              capabilities.apply(client.config()),
+              breaker));
+      String name = client.config().name();
+      metrics.lane(name, breaker, () -> pauses.paused(name));
     }
+  }
+
+  /** Each destination's circuit breaker (this instance's), by name. */
+  public Map<String, CircuitBreaker> breakers() {
+    Map<String, CircuitBreaker> breakers = new LinkedHashMap<>();
+    lanes.forEach(lane -> breakers.put(lane.name(), lane.breaker()));
+    return breakers;
   }
 
   public synchronized void start() {
@@ -164,11 +212,20 @@ public final class Dispatcher implements AutoCloseable {
       lastLoopNanos.set(System.nanoTime());
       int claimed = 0;
       boolean failed = false;
+      pauses.refresh();
       for (Lane lane : lanes) {
         if (!running) {
           break;
         }
-        int free = Math.min(lane.permits().availablePermits(), globalPermits.availablePermits());
+        // A paused or open lane claims nothing: its deliveries wait as they are, while the other
+        // lanes and intake carry on.
+        if (pauses.paused(lane.name())) {
+          continue;
+        }
+        int free =
+            lane.breaker()
+                .admit(
+                    Math.min(lane.permits().availablePermits(), globalPermits.availablePermits()));
         if (free == 0) {
           continue;
         }
@@ -177,6 +234,7 @@ public final class Dispatcher implements AutoCloseable {
         long claimedNanos = System.nanoTime();
         try {
           claims = deliveries.claimDue(lane.name(), settings.owner(), free, leases.horizon());
+          lane.breaker().claimed(claims.size());
         } catch (SQLException | RuntimeException e) {
           log.error(
               "Claiming due deliveries of {} failed; retrying after {}",
@@ -226,8 +284,12 @@ public final class Dispatcher implements AutoCloseable {
       turn = false;
     }
     // Decided after the rate limit's wait, just before the call: the window may end meanwhile.
+    if (!turn) {
+      lane.breaker().released();
+    }
     if (turn && policy.decide(claim.state(), claimed(lane, claim)) instanceof Decision.Move no) {
       held.endCall();
+      lane.breaker().released();
       record(lane, claim, no.transition(), WITHHELD, Duration.ZERO);
       return;
     }
@@ -242,11 +304,21 @@ public final class Dispatcher implements AutoCloseable {
     // the fence decides whether it counts.
     held.endCall();
     metrics.dispatched(lane.name(), outcome.label(), took);
+    if (turn && lane.breaker().record(BreakerSignal.of(outcome))) {
+      log.warn(
+          "Circuit breaker of {} opened after {} ({}): its deliveries wait until {}, other"
+              + " destinations carry on",
+          lane.name(),
+          outcome,
+          claim,
+          lane.breaker().snapshot().reopensAt());
+    }
     Transition transition =
         policy
             .decide(
                 claim.state(),
-                new Input.Dispatched(outcome, claim.attempts(), claim.wasEverUncertain()))
+                new Input.Dispatched(
+                    outcome, claim.attempts(), claim.wasEverUncertain(), lane.breaker().heldFor()))
             .transition();
     record(lane, claim, transition, outcome, took);
   }

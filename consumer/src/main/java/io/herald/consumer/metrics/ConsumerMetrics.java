@@ -1,10 +1,12 @@
 package io.herald.consumer.metrics;
 
+import io.herald.consumer.breaker.CircuitBreaker;
 import io.herald.consumer.delivery.DeliveryState;
 import io.herald.consumer.delivery.Unsettled;
 import io.herald.consumer.destination.DestinationProfile;
 import io.herald.consumer.destination.GuaranteeTier;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -14,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 /**
  * The consumer's meters (guarantee 6: every failure is also a metric). Names render in Prometheus
@@ -101,6 +104,31 @@ public final class ConsumerMetrics {
           .tag("state", state.name())
           .register(registry);
     }
+  }
+
+  /**
+   * Registers a destination's lane: {@code herald_consumer_destination_paused{destination}} (1
+   * while an operator pause holds it), {@code
+   * herald_consumer_destination_breaker_state{destination}} (this instance's breaker: 0 closed, 1
+   * half-open, 2 open) and {@code herald_consumer_destination_breaker_opened_total{destination}}.
+   */
+  public void lane(String destination, CircuitBreaker breaker, BooleanSupplier paused) {
+    Gauge.builder("herald.consumer.destination.paused", () -> paused.getAsBoolean() ? 1 : 0)
+        .description(
+            "1 while an operator pause holds the destination's deliveries (herald destinations"
+                + " pause), else 0")
+        .tag("destination", destination)
+        .register(registry);
+    Gauge.builder("herald.consumer.destination.breaker.state", () -> breaker.state().gauge())
+        .description(
+            "This instance's circuit breaker of the destination: 0 closed, 1 half-open, 2 open")
+        .tag("destination", destination)
+        .register(registry);
+    FunctionCounter.builder(
+            "herald.consumer.destination.breaker.opened", breaker, b -> b.snapshot().openedTotal())
+        .description("Times this instance's circuit breaker of the destination opened")
+        .tag("destination", destination)
+        .register(registry);
   }
 
   /** Sets every registered destination's budget gauges from a fresh reading; absent pairs are 0. */

@@ -35,6 +35,11 @@ import org.eclipse.jetty.server.Request;
  *       "actor":"alice","reason":"...","remoteId":"..."}} (at most {@value #MAX_BODY_BYTES} bytes):
  *       200 applied, 404 unknown delivery, 409 {@code not_allowed} in its state, 400 invalid, 413
  *       too large
+ *   <li>{@code GET /v1/destinations}: every configured destination: its guarantee, its operator
+ *       pause (who, why, when), this instance's circuit breaker and the deliveries waiting
+ *   <li>{@code POST /v1/destinations/{name}/pause} and {@code .../resume} {@code
+ *       {"actor":"alice","reason":"..."}}: 200 with the destination's status, 404 unknown
+ *       destination, 400 invalid, 413 too large
  * </ul>
  *
  * <p>Every request needs {@code Authorization: Bearer <consumer.ops.operator-token>} (compared in
@@ -81,7 +86,7 @@ public final class OperatorApiHandler {
           text(view.updatedAt()));
     }
 
-    private static String text(Instant instant) {
+    static String text(Instant instant) {
       return instant == null ? null : instant.toString();
     }
   }
@@ -112,7 +117,7 @@ public final class OperatorApiHandler {
       }
     }
 
-    private static String required(String field, String value) throws HttpProblem {
+    static String required(String field, String value) throws HttpProblem {
       if (value == null || value.isBlank()) {
         throw invalid(field + " is required");
       }
@@ -123,29 +128,135 @@ public final class OperatorApiHandler {
   /** The answer to an applied action. */
   record ActionApplied(UUID actionId, DeliveryState from, DeliveryState to) {}
 
+  /** The body of {@code POST /v1/destinations/{name}/pause|resume}. */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  record PauseRequest(String actor, String reason) {
+    void validate() throws HttpProblem {
+      ActionRequest.required("actor", actor);
+      ActionRequest.required("reason", reason);
+    }
+  }
+
+  /** The last pause or resume of a destination. */
+  record PauseBody(boolean paused, String actor, String reason, String at) {}
+
+  /**
+   * A destination as operators read it; field names and order are the API's contract. {@code
+   * breaker} is the answering instance's ({@code instance}): each instance has its own.
+   */
+  record DestinationBody(
+      String name,
+      String tier,
+      String guarantee,
+      boolean paused,
+      PauseBody pause,
+      String breaker,
+      int consecutiveFailures,
+      String breakerReopensAt,
+      long breakerOpenedTotal,
+      long waiting,
+      String instance) {
+
+    static DestinationBody of(DestinationControl.Status status, String instance) {
+      return new DestinationBody(
+          status.config().name(),
+          status.config().profile().tier().label(),
+          status.config().profile().guarantee(),
+          status.paused(),
+          status
+              .pause()
+              .map(p -> new PauseBody(p.paused(), p.actor(), p.reason(), p.changedAt().toString()))
+              .orElse(null),
+          status.breaker().state().name(),
+          status.breaker().consecutiveFailures(),
+          DeliveryBody.text(status.breaker().reopensAt()),
+          status.breaker().openedTotal(),
+          status.waiting(),
+          instance);
+    }
+  }
+
   private final DeliveryViews deliveries;
   private final OperatorActions actions;
+  private final DestinationControl destinations;
+  private final String instance;
   private final byte[] expectedAuthorization;
 
   private OperatorApiHandler(
-      DeliveryViews deliveries, OperatorActions actions, String operatorToken) {
+      DeliveryViews deliveries,
+      OperatorActions actions,
+      DestinationControl destinations,
+      String instance,
+      String operatorToken) {
     this.deliveries = Objects.requireNonNull(deliveries, "deliveries");
     this.actions = Objects.requireNonNull(actions, "actions");
+    this.destinations = destinations;
+    this.instance = instance;
     this.expectedAuthorization =
         ("Bearer " + Objects.requireNonNull(operatorToken, "operatorToken"))
             .getBytes(StandardCharsets.UTF_8);
   }
 
-  /** The API as a handler for the ops server; it declines paths outside {@code /v1/deliveries}. */
+  /**
+   * The deliveries part of the API alone, as a handler for the ops server; it declines paths
+   * outside {@code /v1/deliveries}.
+   */
   public static Router create(
       DeliveryViews deliveries, OperatorActions actions, String operatorToken) {
-    OperatorApiHandler api = new OperatorApiHandler(deliveries, actions, operatorToken);
+    return routes(new OperatorApiHandler(deliveries, actions, null, null, operatorToken)).build();
+  }
+
+  /**
+   * The whole API, {@code /v1/destinations} included, as a handler for the ops server.
+   *
+   * @param instance this instance's claim owner name, shown beside its breakers
+   */
+  public static Router create(
+      DeliveryViews deliveries,
+      OperatorActions actions,
+      DestinationControl destinations,
+      String instance,
+      String operatorToken) {
+    OperatorApiHandler api =
+        new OperatorApiHandler(
+            deliveries,
+            actions,
+            Objects.requireNonNull(destinations, "destinations"),
+            Objects.requireNonNull(instance, "instance"),
+            operatorToken);
+    return routes(api)
+        .get("/v1/destinations", api::destinations)
+        .post("/v1/destinations/{name}/pause", call -> api.pauseOrResume(call, true))
+        .post("/v1/destinations/{name}/resume", call -> api.pauseOrResume(call, false))
+        .build();
+  }
+
+  private static Router.Builder routes(OperatorApiHandler api) {
     return Router.builder("operator API")
         .guard(api::authorize)
         .get("/v1/deliveries", api::list)
         .get("/v1/deliveries/{id}", api::find)
-        .post("/v1/deliveries/{id}/actions", api::act)
-        .build();
+        .post("/v1/deliveries/{id}/actions", api::act);
+  }
+
+  private Reply destinations(Router.Call call) throws Exception {
+    return Reply.ok(
+        destinations.statuses().stream().map(s -> DestinationBody.of(s, instance)).toList());
+  }
+
+  private Reply pauseOrResume(Router.Call call, boolean pause) throws Exception {
+    String name = call.path("name");
+    // Before the body: an unknown destination is a 404 whatever was sent.
+    if (!destinations.knows(name)) {
+      throw HttpProblem.notFound("no destination '" + echo(name) + "' is configured");
+    }
+    PauseRequest request = call.body(MAX_BODY_BYTES, PauseRequest.class);
+    request.validate();
+    DestinationControl.Status status =
+        pause
+            ? destinations.pause(name, request.actor(), request.reason())
+            : destinations.resume(name, request.actor(), request.reason());
+    return Reply.ok(DestinationBody.of(status, instance));
   }
 
   private void authorize(Request request) throws HttpProblem {

@@ -49,10 +49,19 @@ public final class DeliveryPolicy {
      *
      * @param attempts attempts so far, this one included
      * @param everUncertain whether an earlier attempt of this delivery was uncertain
+     * @param breakerHeldFor how long the destination's circuit breaker still holds its deliveries
+     *     after this answer (zero when closed): a retry is not due before it ends
      */
-    record Dispatched(Outcome outcome, int attempts, boolean everUncertain) implements Input {
+    record Dispatched(Outcome outcome, int attempts, boolean everUncertain, Duration breakerHeldFor)
+        implements Input {
       public Dispatched {
         Objects.requireNonNull(outcome, "outcome");
+        Objects.requireNonNull(breakerHeldFor, "breakerHeldFor");
+      }
+
+      /** An answer at a destination whose breaker is closed. */
+      public Dispatched(Outcome outcome, int attempts, boolean everUncertain) {
+        this(outcome, attempts, everUncertain, Duration.ZERO);
       }
     }
 
@@ -350,8 +359,13 @@ public final class DeliveryPolicy {
       case Outcome.Retry retry -> {
         int attempts = dispatched.attempts();
         if (attempts < maxAttempts) {
-          yield Transition.retryWait(
-              retry.reason(), retryDelay.delay(attempts, retry.retryAfter()));
+          Duration backoff = retryDelay.delay(attempts, retry.retryAfter());
+          Duration held = dispatched.breakerHeldFor();
+          // An open breaker claims nothing before it ends: due earlier would only say otherwise.
+          yield held.compareTo(backoff) > 0
+              ? Transition.retryWait(
+                  retry.reason() + "; the destination's circuit breaker is open for " + held, held)
+              : Transition.retryWait(retry.reason(), backoff);
         }
         String reason = "gave up after " + attempts + " attempts, last: " + retry.reason();
         // An earlier attempt may have created the article: only a person can say it did not.

@@ -10,6 +10,7 @@ import io.herald.config.ConfigException;
 import io.herald.config.ConfigGroup;
 import io.herald.config.ConfigKey;
 import io.herald.config.ConfigSource;
+import io.herald.consumer.breaker.BreakerSettings;
 import io.herald.consumer.destination.DestinationConfig;
 import io.herald.consumer.destination.DestinationProfile;
 import io.herald.consumer.destination.GuaranteeTier;
@@ -187,6 +188,41 @@ class ConsumerConfigTest {
         e.getMessage());
     assertTrue(
         e.getMessage().contains("consumer.destinations.dest-b.read-timeout: invalid value '30'"),
+        e.getMessage());
+  }
+
+  @Test
+  void shouldReadEachDestinationsBreakerWithTheDefaultsWhereUnset() throws IOException {
+    Map<String, String> props = SHIPPED.properties();
+    props.put("consumer.destinations.dest-b.breaker.failures", "0");
+    props.put("consumer.destinations.dest-c.breaker.open-for", "2m");
+
+    ConsumerConfig config = ConsumerConfig.from(ConfigSource.of(props, Map.of()));
+
+    assertEquals(
+        new BreakerSettings(5, Duration.ofSeconds(30)),
+        config.destinations().get("dest-a").breaker());
+    assertFalse(config.destinations().get("dest-b").breaker().enabled());
+    assertEquals(
+        new BreakerSettings(5, Duration.ofMinutes(2)),
+        config.destinations().get("dest-c").breaker());
+  }
+
+  @Test
+  void shouldFailOnABadBreakerSettingNamingTheKey() throws IOException {
+    Map<String, String> props = SHIPPED.properties();
+    props.put("consumer.destinations.dest-a.breaker.failures", "-1");
+    props.put("consumer.destinations.dest-b.breaker.open-for", "0s");
+
+    ConfigException e = fails(props);
+
+    assertTrue(
+        e.getMessage()
+            .contains("consumer.destinations.dest-a.breaker.failures: invalid value '-1'"),
+        e.getMessage());
+    assertTrue(
+        e.getMessage()
+            .contains("consumer.destinations.dest-b.breaker.open-for: invalid value '0s'"),
         e.getMessage());
   }
 

@@ -4,11 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.herald.common.json.Json;
+import io.herald.consumer.breaker.BreakerSettings;
+import io.herald.consumer.breaker.CircuitBreaker;
 import io.herald.consumer.delivery.Deliveries;
 import io.herald.consumer.delivery.DeliveryState;
 import io.herald.consumer.delivery.DeliveryView;
 import io.herald.consumer.delivery.DeliveryViews;
 import io.herald.consumer.delivery.StatusEvents;
+import io.herald.consumer.destination.DestinationConfig;
+import io.herald.consumer.destination.DestinationProfile;
+import io.herald.consumer.metrics.ConsumerMetrics;
+import io.herald.consumer.pause.Pauses;
 import io.herald.consumer.policy.DeliveryPolicy;
 import io.herald.consumer.reconcile.OperatorActions;
 import io.herald.runtime.metrics.Metrics;
@@ -16,6 +22,7 @@ import io.herald.runtime.ops.OpsServer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.ByteArrayInputStream;
 import java.io.PrintWriter;
+import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -25,6 +32,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Logger;
@@ -67,6 +76,8 @@ class OperatorApiHandlerTest {
                 OperatorApiHandler.create(
                     new DeliveryViews(database),
                     new OperatorActions(deliveries, policy, UUID::randomUUID),
+                    destinations(),
+                    "instance-1",
                     TOKEN))
             .start();
   }
@@ -183,6 +194,90 @@ class OperatorApiHandlerTest {
           .isIn("invalid_request", "malformed_json");
     }
     assertThat(database.connections).hasValue(0);
+  }
+
+  /** One configured destination, {@code dest-a}, over the failing database. */
+  private DestinationControl destinations() {
+    DestinationConfig config =
+        new DestinationConfig(
+            "dest-a",
+            URI.create("http://dest-a.invalid"),
+            DestinationProfile.Preset.NONE.profile(),
+            Duration.ofMillis(100),
+            Duration.ofMillis(400),
+            2,
+            Optional.empty());
+    return new DestinationControl(
+        Map.of("dest-a", config),
+        Map.of("dest-a", new CircuitBreaker(BreakerSettings.DEFAULT, Clock.systemUTC())),
+        new Pauses(
+            database, Duration.ofSeconds(1), System::nanoTime, new ConsumerMetrics(registry)),
+        database);
+  }
+
+  @Test
+  void shouldAnswer404ForAnUnknownDestinationWithoutReadingTheBody() throws Exception {
+    HttpResponse<String> pause =
+        send(
+            at("/v1/destinations/dest-x/pause")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"actor\":\"eve\",\"reason\":\"r\"}")));
+    HttpResponse<String> resume =
+        send(at("/v1/destinations/dest-x/resume").POST(HttpRequest.BodyPublishers.ofString("")));
+
+    for (HttpResponse<String> response : List.of(pause, resume)) {
+      assertThat(response.statusCode()).isEqualTo(404);
+      assertThat(json(response).get("error").asText()).isEqualTo("not_found");
+      assertThat(json(response).get("message").asText()).contains("dest-x");
+    }
+    assertThat(database.connections).hasValue(0);
+  }
+
+  @Test
+  void shouldAnswer400Or413WhenAPauseBodyIsInvalidOrTooLarge() throws Exception {
+    List<String> invalid =
+        List.of(
+            "{\"actor\":\"eve\"}",
+            "{\"actor\":\" \",\"reason\":\"r\"}",
+            "{\"reason\":\"r\"}",
+            "[\"eve\"]",
+            "{\"actor\":",
+            "");
+    for (String body : invalid) {
+      HttpResponse<String> response =
+          send(at("/v1/destinations/dest-a/pause").POST(HttpRequest.BodyPublishers.ofString(body)));
+      assertThat(response.statusCode()).as(body).isEqualTo(400);
+      assertThat(json(response).get("error").asText())
+          .as(body)
+          .isIn("invalid_request", "malformed_json");
+    }
+    String big =
+        "{\"actor\":\"eve\",\"reason\":\"" + "x".repeat(OperatorApiHandler.MAX_BODY_BYTES) + "\"}";
+    HttpResponse<String> tooLarge =
+        send(at("/v1/destinations/dest-a/resume").POST(HttpRequest.BodyPublishers.ofString(big)));
+
+    assertThat(tooLarge.statusCode()).isEqualTo(413);
+    assertThat(database.connections).hasValue(0);
+  }
+
+  @Test
+  void shouldNeverReturnSqlTextWhenTheDatabaseFailsOnADestinationRoute() throws Exception {
+    database.failWith(
+        new SQLException(
+            "ERROR: relation \"consumer.destination_pause\" does not exist at db.internal:5432",
+            "42P01"));
+    List<HttpResponse<String>> responses =
+        List.of(
+            send(at("/v1/destinations")),
+            send(
+                at("/v1/destinations/dest-a/pause")
+                    .POST(
+                        HttpRequest.BodyPublishers.ofString(
+                            "{\"actor\":\"eve\",\"reason\":\"r\"}"))));
+
+    for (HttpResponse<String> response : responses) {
+      assertThat(response.statusCode()).isEqualTo(500);
+      assertThat(response.body()).doesNotContain("destination_pause").doesNotContain("db.internal");
+    }
   }
 
   @Test

@@ -87,6 +87,25 @@ class DeliveryPolicyTest {
             DISPATCHING,
             dispatchedAfterUncertainty(new Outcome.Published("a"), MAX),
             "PUBLISHED event"),
+        // The answer found the destination's circuit breaker open (it may have opened it): the
+        // retry is due no earlier than the breaker lets a claim through again.
+        row(
+            DISPATCHING,
+            dispatchedWhileHeld(retry(null), 1, Duration.ofSeconds(30)),
+            "RETRY_WAIT event in PT30S"),
+        row(
+            DISPATCHING,
+            dispatchedWhileHeld(retry(Duration.ofMinutes(1)), 1, Duration.ofSeconds(30)),
+            "RETRY_WAIT event in PT1M"),
+        // An open breaker changes neither the attempt bound nor what an uncertain answer means.
+        row(
+            DISPATCHING,
+            dispatchedWhileHeld(retry(null), MAX, Duration.ofSeconds(30)),
+            "FAILED event"),
+        row(
+            DISPATCHING,
+            dispatchedWhileHeld(new Outcome.Uncertain("HTTP 500", 500), 1, Duration.ofSeconds(30)),
+            "UNCERTAIN event"),
         // A lease that ran out: the request may have been sent.
         row(DISPATCHING, new Input.LeaseExpired(), "UNCERTAIN event"),
         // A reconciliation round meets an unclaimed UNCERTAIN delivery.
@@ -385,6 +404,10 @@ class DeliveryPolicyTest {
 
   private static Input dispatched(Outcome outcome, int attempts) {
     return new Input.Dispatched(outcome, attempts, false);
+  }
+
+  private static Input dispatchedWhileHeld(Outcome outcome, int attempts, Duration held) {
+    return new Input.Dispatched(outcome, attempts, false, held);
   }
 
   private static Input dispatchedAfterUncertainty(Outcome outcome, int attempts) {
