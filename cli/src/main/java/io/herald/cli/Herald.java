@@ -97,6 +97,8 @@ public final class Herald {
     CommandLine cli = new CommandLine(herald);
     cli.addSubcommand(new AuditCommand(herald::configDir, http, Clock.systemUTC()));
     cli.addSubcommand(DeliveriesCommand.commandLine(herald::configDir, http));
+    cli.addSubcommand(
+        io.herald.cli.destinations.DestinationsCommand.commandLine(herald::configDir, http));
     cli.addSubcommand(SlotCommand.commandLine(herald::configDir));
     cli.addSubcommand(io.herald.cli.relay.RelayCommand.commandLine(herald::configDir));
     cli.addSubcommand(new MonitorCommand(herald::configDir, http));

@@ -16,12 +16,12 @@ import java.util.Objects;
 import java.util.UUID;
 
 /**
- * The consumer's operator API ({@code /v1/deliveries}, see the consumer's {@code
- * OperatorApiHandler}) as the command calls it. Each call returns the API's JSON text; an answer
- * other than 200 becomes a {@link CliFailure} with the exit code it means: 404 (unknown delivery)
- * and 409 (action not allowed in its state) exit 1, 400, 401 and 413 exit 2, and no answer or a
- * server error exits 3. Thread-safe. Public for {@code herald monitor}, which reads the oldest
- * uncertain deliveries through it.
+ * The consumer's operator API ({@code /v1/deliveries} and {@code /v1/destinations}, see the
+ * consumer's {@code OperatorApiHandler}) as the command calls it. Each call returns the API's JSON
+ * text; an answer other than 200 becomes a {@link CliFailure} with the exit code it means: 404
+ * (unknown delivery or destination) and 409 (action not allowed in its state) exit 1, 400, 401 and
+ * 413 exit 2, and no answer or a server error exits 3. Thread-safe. Public for {@code herald
+ * monitor}, which reads the oldest uncertain deliveries through it.
  */
 public final class OperatorApi {
 
@@ -72,6 +72,37 @@ public final class OperatorApi {
             .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8)),
         action.action() + " delivery " + id);
   }
+
+  /** {@code GET /v1/destinations}: every configured destination's pause and breaker. */
+  public String destinations() {
+    return send(request("/v1/destinations").GET(), "read the destinations");
+  }
+
+  /**
+   * {@code POST /v1/destinations/{name}/pause} or {@code .../resume}: the destination's status
+   * after it; 404 (not configured) exits 1.
+   */
+  public String pauseOrResume(String name, boolean pause, String actor, String reason) {
+    String body;
+    try {
+      body = Json.mapper().writeValueAsString(new PauseRequest(actor, reason));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot write the pause request of " + name, e);
+    }
+    String verb = pause ? "pause" : "resume";
+    return send(
+        request(
+                "/v1/destinations/"
+                    + URLEncoder.encode(name, StandardCharsets.UTF_8).replace("+", "%20")
+                    + "/"
+                    + verb)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8)),
+        verb + " destination " + name);
+  }
+
+  /** A pause or resume request, as the API reads it. */
+  record PauseRequest(String actor, String reason) {}
 
   /**
    * {@code body} of a 200 answer as JSON; a body that is not JSON means something else answers at

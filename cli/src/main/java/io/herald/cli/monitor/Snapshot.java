@@ -20,7 +20,9 @@ import java.util.Objects;
  *     order (the consumer refreshes it every {@code consumer.reconcile.interval})
  * @param anyReached false when no source answered
  * @param destinations each destination's guarantee tier, from the consumer's {@code
- *     herald_consumer_destination_info} (null when the consumer did not answer)
+ *     herald_consumer_destination_info}, marked paused or breaker open/half-open from {@code
+ *     herald_consumer_destination_paused} and {@code herald_consumer_destination_breaker_state}
+ *     (null when the consumer did not answer)
  */
 record Snapshot(
     String at,
@@ -42,6 +44,12 @@ record Snapshot(
    * it).
    */
   static final String DESTINATION_INFO = "herald_consumer_destination_info";
+
+  /** 1 while an operator pause holds the destination. */
+  static final String DESTINATION_PAUSED = "herald_consumer_destination_paused";
+
+  /** The consumer's breaker of the destination: 0 closed, 1 half-open, 2 open. */
+  static final String DESTINATION_BREAKER = "herald_consumer_destination_breaker_state";
 
   /** The consumer's per-state gauge. */
   static final String DELIVERIES = "herald_consumer_deliveries";
@@ -156,17 +164,33 @@ record Snapshot(
         current.consumer().map(Snapshot::destinations).orElse(null));
   }
 
-  /** Each destination's guarantee, as the running consumer computed it from its profile. */
+  /**
+   * Each destination's guarantee, as the running consumer computed it from its profile, followed by
+   * {@code [paused]} while an operator pause holds it and {@code [breaker open]} or {@code [breaker
+   * half-open]} while that consumer's breaker is not closed.
+   */
   private static Map<String, String> destinations(Scrape scrape) {
     Map<String, String> tiers = new java.util.TreeMap<>();
+    Map<String, String> marks = new java.util.TreeMap<>();
     for (Scrape.Sample sample : scrape.samples()) {
       String destination = sample.labels().get("destination");
-      if (sample.name().equals(DESTINATION_INFO) && destination != null) {
+      if (destination == null) {
+        continue;
+      }
+      if (sample.name().equals(DESTINATION_INFO)) {
         tiers.put(
             destination,
             sample.labels().getOrDefault("guarantee", sample.labels().getOrDefault("tier", "?")));
+      } else if (sample.name().equals(DESTINATION_PAUSED) && sample.value() >= 1) {
+        marks.merge(destination, " [paused]", (a, b) -> b + a);
+      } else if (sample.name().equals(DESTINATION_BREAKER) && sample.value() >= 1) {
+        marks.merge(
+            destination,
+            sample.value() >= 2 ? " [breaker open]" : " [breaker half-open]",
+            String::concat);
       }
     }
+    marks.forEach((destination, mark) -> tiers.computeIfPresent(destination, (d, t) -> t + mark));
     return tiers;
   }
 

@@ -65,6 +65,33 @@ class ScreenTest {
   }
 
   @Test
+  void shouldMarkAPausedDestinationAndAnOpenBreakerInTheGuaranteesRow() {
+    Scrape consumer =
+        Scrape.parse(
+            ScrapeTest.CONSUMER
+                + "herald_consumer_destination_info{destination=\"dest-a\","
+                + "guarantee=\"effect-once by lookup\",tier=\"effect-once-by-lookup\"} 1.0\n"
+                + "herald_consumer_destination_info{destination=\"dest-b\","
+                + "guarantee=\"at-most-once, operator decides\",tier=\"at-most-once-operator\"} 1.0\n"
+                + "herald_consumer_destination_info{destination=\"dest-c\","
+                + "guarantee=\"effect-once by lookup\",tier=\"effect-once-by-lookup\"} 1.0\n"
+                + "herald_consumer_destination_paused{destination=\"dest-a\"} 1.0\n"
+                + "herald_consumer_destination_paused{destination=\"dest-b\"} 0.0\n"
+                + "herald_consumer_destination_breaker_state{destination=\"dest-a\"} 0.0\n"
+                + "herald_consumer_destination_breaker_state{destination=\"dest-b\"} 2.0\n"
+                + "herald_consumer_destination_breaker_state{destination=\"dest-c\"} 1.0\n");
+
+    String text =
+        Screen.render(Snapshot.of(NAMES, 0L, null, with(down(T0), "consumer", consumer)), false);
+
+    assertThat(text)
+        .containsPattern(
+            "(?m)^guarantees +dest-a: effect-once by lookup \\[paused\\]; dest-b: at-most-once,"
+                + " operator decides \\[breaker open\\]; dest-c: effect-once by lookup"
+                + " \\[breaker half-open\\]$");
+  }
+
+  @Test
   void shouldShowRatesOnceThereIsAPreviousSample() {
     Observation before =
         with(
