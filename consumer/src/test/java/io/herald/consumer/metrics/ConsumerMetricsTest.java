@@ -1,12 +1,21 @@
 package io.herald.consumer.metrics;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.herald.consumer.breaker.BreakerSettings;
+import io.herald.consumer.breaker.BreakerSignal;
+import io.herald.consumer.breaker.CircuitBreaker;
 import io.herald.consumer.delivery.DeliveryState;
 import io.herald.consumer.delivery.Unsettled;
 import io.herald.consumer.destination.DestinationProfile;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 class ConsumerMetricsTest {
@@ -53,6 +62,35 @@ class ConsumerMetricsTest {
     assertEquals(0.0, gauge("unsettled", "dest-b", DeliveryState.NEEDS_RECONCILIATION));
     assertEquals(
         0.0, gauge("unsettled.oldest.age.seconds", "dest-b", DeliveryState.NEEDS_RECONCILIATION));
+  }
+
+  @Test
+  void shouldExportEachLanesPauseAndBreakerUnderTheNamesTheAlertsUse() {
+    PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    ConsumerMetrics lanes = new ConsumerMetrics(prometheus);
+    CircuitBreaker breaker =
+        new CircuitBreaker(new BreakerSettings(1, Duration.ofMinutes(1)), Clock.systemUTC());
+    AtomicBoolean paused = new AtomicBoolean(true);
+    lanes.lane("dest-a", breaker, paused::get);
+
+    breaker.record(BreakerSignal.UNWELL);
+    String scrape = prometheus.scrape();
+
+    assertTrue(
+        scrape.contains("herald_consumer_destination_paused{destination=\"dest-a\"} 1"), scrape);
+    assertTrue(
+        scrape.contains("herald_consumer_destination_breaker_state{destination=\"dest-a\"} 2"),
+        scrape);
+    assertTrue(
+        scrape.contains(
+            "herald_consumer_destination_breaker_opened_total{destination=\"dest-a\"} 1"),
+        scrape);
+    paused.set(false);
+    assertTrue(
+        prometheus
+            .scrape()
+            .contains("herald_consumer_destination_paused{destination=\"dest-a\"} 0"));
+    prometheus.close();
   }
 
   private double window(String destination) {
