@@ -265,6 +265,8 @@ public final class Dispatcher implements AutoCloseable {
     } catch (RuntimeException e) {
       log.error(
           "Dispatching {} failed unexpectedly; its claim will expire and be reconciled", claim, e);
+      // Were it a half-open breaker's probe, another may go: this one says nothing of the health.
+      lane.breaker().released();
     } finally {
       held.endCall();
       leases.release(held);

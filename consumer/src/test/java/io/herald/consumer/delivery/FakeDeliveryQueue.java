@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -33,7 +34,12 @@ public final class FakeDeliveryQueue implements DeliveryQueue {
   /** A lookup claim request. */
   public record UncertainClaim(String destination, Duration lease, Duration grace) {}
 
+  /** Due deliveries, claimed by the destination of their key, in order. */
   public final Queue<ClaimedDelivery> due = new ArrayDeque<>();
+
+  /** The destination of every claim statement, in order. */
+  public final List<String> claimCalls = Collections.synchronizedList(new ArrayList<>());
+
   public final Queue<ClaimedDelivery> uncertain = new ArrayDeque<>();
   public final List<Completed> completed = Collections.synchronizedList(new ArrayList<>());
   public final List<Settled> settled = Collections.synchronizedList(new ArrayList<>());
@@ -73,9 +79,15 @@ public final class FakeDeliveryQueue implements DeliveryQueue {
       throw new SQLException("database unavailable (fake)", "08006");
     }
     List<ClaimedDelivery> claims = new ArrayList<>();
-    while (claims.size() < limit && !due.isEmpty()) {
-      claims.add(due.poll());
+    Iterator<ClaimedDelivery> waiting = due.iterator();
+    while (claims.size() < limit && waiting.hasNext()) {
+      ClaimedDelivery next = waiting.next();
+      if (next.key().destination().equals(destination)) {
+        claims.add(next);
+        waiting.remove();
+      }
     }
+    claimCalls.add(destination);
     return claims;
   }
 

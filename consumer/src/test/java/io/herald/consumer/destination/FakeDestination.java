@@ -1,5 +1,6 @@
 package io.herald.consumer.destination;
 
+import io.herald.consumer.breaker.BreakerSettings;
 import io.herald.consumer.delivery.ClaimedDelivery;
 import io.herald.consumer.policy.Capabilities;
 import java.net.URI;
@@ -23,6 +24,11 @@ public final class FakeDestination implements Destination {
   public volatile boolean closed;
 
   public FakeDestination(String name, boolean idempotent, boolean lookup) {
+    this(name, idempotent, lookup, BreakerSettings.DEFAULT);
+  }
+
+  /** A destination whose circuit breaker opens as {@code breaker} says. */
+  public FakeDestination(String name, boolean idempotent, boolean lookup, BreakerSettings breaker) {
     this.config =
         new DestinationConfig(
             name,
@@ -31,7 +37,8 @@ public final class FakeDestination implements Destination {
             Duration.ofMillis(100),
             Duration.ofMillis(400),
             2,
-            Optional.empty());
+            Optional.empty(),
+            breaker);
   }
 
   /**

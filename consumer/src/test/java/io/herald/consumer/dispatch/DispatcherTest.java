@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.herald.consumer.breaker.BreakerSettings;
+import io.herald.consumer.breaker.CircuitBreaker;
 import io.herald.consumer.delivery.Attempt;
 import io.herald.consumer.delivery.ClaimedDelivery;
 import io.herald.consumer.delivery.DeliveryState;
@@ -14,10 +16,18 @@ import io.herald.consumer.delivery.Transition;
 import io.herald.consumer.destination.FakeDestination;
 import io.herald.consumer.destination.Outcome;
 import io.herald.consumer.metrics.ConsumerMetrics;
+import io.herald.consumer.pause.PauseGate;
+import io.herald.consumer.policy.Capabilities;
 import io.herald.consumer.policy.DeliveryPolicy;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -116,6 +126,114 @@ class DispatcherTest {
 
     assertTrue(destination.closed);
     assertFalse(dispatcher.healthy(Duration.ofMinutes(1)));
+  }
+
+  @Test
+  void shouldClaimNothingForAPausedDestinationWhileAnotherIsDispatchedThenResume() {
+    FakeDestination held = new FakeDestination("held", false, false);
+    FakeDestination free = new FakeDestination("free", false, false);
+    Set<String> paused = ConcurrentHashMap.newKeySet();
+    paused.add("held");
+    PauseGate pauses =
+        new PauseGate() {
+          @Override
+          public boolean paused(String name) {
+            return paused.contains(name);
+          }
+
+          @Override
+          public void refresh() {}
+        };
+    ClaimedDelivery waiting = claim("held", DeliveryState.DISPATCHING, 1, false);
+    queue.due.add(waiting);
+    queue.due.add(claim("free", DeliveryState.DISPATCHING, 1, false));
+    dispatcher =
+        new Dispatcher(
+            queue,
+            Map.of("held", held, "free", free),
+            settings(),
+            policy,
+            config -> Capabilities.of(config, Duration.ZERO),
+            pauses,
+            Clock.systemUTC(),
+            metrics);
+    dispatcher.start();
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> free.published.size() == 1);
+    await()
+        .during(Duration.ofMillis(300))
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> held.published.isEmpty() && !queue.claimCalls.contains("held"));
+    paused.remove("held");
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> held.published.size() == 1);
+    assertEquals(waiting, held.published.get(0));
+  }
+
+  @Test
+  void shouldStopClaimingWhenTheBreakerOpensAndRetryNoEarlierThanItsEndThenProbe() {
+    HandClock clock = new HandClock();
+    FakeDestination sick =
+        new FakeDestination("dest", false, false, new BreakerSettings(2, Duration.ofMinutes(1)));
+    sick.answering(new Outcome.Retry("HTTP 503", null, 503));
+    for (int i = 0; i < 4; i++) {
+      queue.due.add(claim("dest", DeliveryState.DISPATCHING, 1, false));
+    }
+    dispatcher =
+        new Dispatcher(
+            queue,
+            Map.of("dest", sick),
+            settings(),
+            policy,
+            config -> Capabilities.of(config, Duration.ZERO),
+            PauseGate.NONE,
+            clock,
+            metrics);
+    dispatcher.start();
+
+    // The lane's concurrency is 2: both calls fail, the second opens the breaker.
+    await().atMost(Duration.ofSeconds(10)).until(() -> queue.completed.size() == 2);
+    CircuitBreaker breaker = dispatcher.breakers().get("dest");
+    assertEquals(CircuitBreaker.State.OPEN, breaker.state());
+    assertTrue(
+        queue.completed.stream()
+            .anyMatch(c -> c.transition().retryIn().equals(Duration.ofMinutes(1))),
+        "the failure that opened the breaker waits for its end: " + queue.completed);
+    await()
+        .during(Duration.ofMillis(300))
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> sick.published.size() == 2);
+
+    sick.answering(new Outcome.Published("art-1"));
+    clock.advance(Duration.ofMinutes(1));
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> queue.completed.size() == 4);
+    assertEquals(CircuitBreaker.State.CLOSED, breaker.state());
+    assertEquals(1, breaker.snapshot().openedTotal());
+  }
+
+  /** A clock the test moves by hand. */
+  private static final class HandClock extends Clock {
+    private volatile Instant now = Instant.parse("2026-12-01T12:00:00Z");
+
+    void advance(Duration by) {
+      now = now.plus(by);
+    }
+
+    @Override
+    public ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      return this;
+    }
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
   }
 
   private Transition dispatchOne() {
