@@ -88,8 +88,15 @@ public final class Pauses implements PauseGate {
       lastRefreshNanos = now;
       try {
         Map<String, PauseState> read = readAll();
-        known.keySet().retainAll(read.keySet());
-        known.putAll(read);
+        // Rows are never deleted (a resume is a row too); a decision written through this
+        // instance while the read ran is newer than what the read saw: keep it.
+        read.forEach(
+            (destination, state) ->
+                known.merge(
+                    destination,
+                    state,
+                    (mine, stored) ->
+                        stored.changedAt().isBefore(mine.changedAt()) ? mine : stored));
         everRead = true;
       } catch (SQLException | RuntimeException e) {
         // The last known pauses stay in force: a database outage must not release a paused
