@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -139,7 +140,7 @@ public final class Dispatcher implements AutoCloseable {
       PauseGate pauses,
       Clock clock,
       ConsumerMetrics metrics) {
-    this.pauses = pauses;
+    this.pauses = Objects.requireNonNull(pauses, "pauses");
     this.globalPermits = new Semaphore(settings.poolSize());
     this.deliveries = deliveries;
     this.settings = settings;
