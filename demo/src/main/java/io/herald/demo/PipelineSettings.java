@@ -131,26 +131,7 @@ public record PipelineSettings(
    */
   public static PipelineSettings isolated(
       StackContext stack, URI destinations, Path configDir, Path logDir) {
-    String publicationTopic = stack.topic("publication-events");
-    String deliveryTopic = stack.topic("delivery-events");
-    String dlqTopic = stack.topic("dlq");
-    stack.stack().kafka().createTopic(publicationTopic, 3);
-    stack.stack().kafka().createTopic(deliveryTopic, 3);
-    stack.stack().kafka().createTopic(dlqTopic, 1);
-    return new PipelineSettings(
-        stack.stack().postgres(),
-        stack.database(),
-        stack.bootstrapServers(),
-        stack.publication(),
-        stack.slot(),
-        publicationTopic,
-        deliveryTopic,
-        dlqTopic,
-        stack.topic("relay-offsets"),
-        stack.groupId("consumer"),
-        destinations.toString(),
-        configDir,
-        logDir);
+    return isolated(stack, stack.stack().kafka(), destinations, configDir, logDir);
   }
 
   /**

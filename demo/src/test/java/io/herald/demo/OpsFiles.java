@@ -1,5 +1,6 @@
 package io.herald.demo;
 
+import io.herald.devstack.ShippedConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,15 +22,7 @@ final class OpsFiles {
 
   /** The checkout's root: the first directory above the working directory with connect-config/. */
   static Path repositoryRoot() {
-    Path dir = Path.of("").toAbsolutePath();
-    while (dir != null && !dir.resolve("connect-config").toFile().isDirectory()) {
-      dir = dir.getParent();
-    }
-    if (dir == null) {
-      throw new IllegalStateException(
-          "connect-config/ not found above " + Path.of("").toAbsolutePath());
-    }
-    return dir;
+    return ShippedConfig.directory().getParent();
   }
 
   static Path prometheusDir() {

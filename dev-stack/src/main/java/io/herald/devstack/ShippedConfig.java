@@ -45,6 +45,16 @@ public final class ShippedConfig {
    * @throws IllegalStateException if no {@code connect-config/} directory is above
    */
   public static ShippedConfig of(String process) {
+    return new ShippedConfig(process, directory().getParent());
+  }
+
+  /**
+   * The checkout's {@code connect-config/}: in the first directory from the working directory
+   * upwards that has one.
+   *
+   * @throws IllegalStateException if no {@code connect-config/} directory is above
+   */
+  public static Path directory() {
     Path dir = Path.of("").toAbsolutePath();
     while (dir != null && !Files.isDirectory(dir.resolve("connect-config"))) {
       dir = dir.getParent();
@@ -53,7 +63,7 @@ public final class ShippedConfig {
       throw new IllegalStateException(
           "connect-config/ not found above " + Path.of("").toAbsolutePath());
     }
-    return new ShippedConfig(process, dir);
+    return dir.resolve("connect-config");
   }
 
   /** {@code connect-config/<process>.properties}. */

@@ -6,6 +6,7 @@ import io.herald.demo.Pipeline;
 import io.herald.demo.PipelineSettings;
 import io.herald.demo.Showcase;
 import io.herald.devstack.KafkaBroker;
+import io.herald.devstack.ShippedConfig;
 import io.herald.devstack.StackContext;
 import io.herald.devstack.process.HeraldCommandLine;
 import io.herald.devstack.simulator.Article;
@@ -346,14 +347,6 @@ final class FaultRunner {
 
   /** The checkout's shipped files: connect-config/ in the first directory above that has one. */
   static Path configDir() {
-    Path dir = Path.of("").toAbsolutePath();
-    while (dir != null && !dir.resolve("connect-config").toFile().isDirectory()) {
-      dir = dir.getParent();
-    }
-    if (dir == null) {
-      throw new IllegalStateException(
-          "connect-config/ not found above " + Path.of("").toAbsolutePath());
-    }
-    return dir.resolve("connect-config");
+    return ShippedConfig.directory();
   }
 }

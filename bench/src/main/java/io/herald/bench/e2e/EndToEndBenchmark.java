@@ -10,6 +10,7 @@ import io.herald.common.json.Json;
 import io.herald.demo.Pipeline;
 import io.herald.demo.PipelineSettings;
 import io.herald.demo.Showcase;
+import io.herald.devstack.ShippedConfig;
 import io.herald.devstack.StackContext;
 import io.herald.devstack.process.ChildJvm;
 import io.herald.devstack.simulator.Article;
@@ -217,15 +218,7 @@ public final class EndToEndBenchmark implements Scenario {
 
   /** The checkout's shipped files: connect-config/ in the first directory above that has one. */
   private static Path configDir() {
-    Path dir = Path.of("").toAbsolutePath();
-    while (dir != null && !dir.resolve("connect-config").toFile().isDirectory()) {
-      dir = dir.getParent();
-    }
-    if (dir == null) {
-      throw new IllegalStateException(
-          "connect-config/ not found above " + Path.of("").toAbsolutePath());
-    }
-    return dir.resolve("connect-config");
+    return ShippedConfig.directory();
   }
 
   /** The pipeline's processes and the stack's, by name, for CPU and memory readings. */
