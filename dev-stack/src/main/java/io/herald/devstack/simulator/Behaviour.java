@@ -22,6 +22,11 @@ import java.util.Objects;
  *     replayed for a repeated key, or null for none
  * @param replaysErrors when true, an error answered to a keyed request (a {@link Fault.Status}) is
  *     saved and answered again to every repeat of the key within the window
+ * @param fencing when true, a cooperating destination of Herald's fencing: per key (the idempotency
+ *     key header, else the body's {@code externalReference}) it remembers the highest {@code
+ *     Herald-Fencing-Token} seen (on creates and lookups), and refuses a create carrying a lower
+ *     one with {@code 409 {"error":"stale_fencing_token"}}, creating nothing; requests without the
+ *     header are served as before
  */
 public record Behaviour(
     boolean honoursIdempotencyKey,
@@ -31,7 +36,8 @@ public record Behaviour(
     Duration keyWindow,
     Repeat repeat,
     String replayMarker,
-    boolean replaysErrors) {
+    boolean replaysErrors,
+    boolean fencing) {
 
   /** How a destination answers a repeated key it still remembers. */
   public enum Repeat {
@@ -64,6 +70,7 @@ public record Behaviour(
         Duration.ZERO,
         Repeat.REPLAY,
         null,
+        false,
         false);
   }
 
@@ -86,7 +93,8 @@ public record Behaviour(
         keyWindow,
         repeat,
         replayMarker,
-        replaysErrors);
+        replaysErrors,
+        fencing);
   }
 
   public Behaviour withLookup(boolean supported) {
@@ -98,7 +106,8 @@ public record Behaviour(
         keyWindow,
         repeat,
         replayMarker,
-        replaysErrors);
+        replaysErrors,
+        fencing);
   }
 
   public Behaviour withLatency(Duration newLatency) {
@@ -110,7 +119,8 @@ public record Behaviour(
         keyWindow,
         repeat,
         replayMarker,
-        replaysErrors);
+        replaysErrors,
+        fencing);
   }
 
   /** Reads the key from {@code header} instead of {@code Idempotency-Key}. */
@@ -123,7 +133,8 @@ public record Behaviour(
         keyWindow,
         repeat,
         replayMarker,
-        replaysErrors);
+        replaysErrors,
+        fencing);
   }
 
   /** Forgets a key {@code window} after the article it created ({@code ZERO}: never). */
@@ -136,7 +147,8 @@ public record Behaviour(
         window,
         repeat,
         replayMarker,
-        replaysErrors);
+        replaysErrors,
+        fencing);
   }
 
   public Behaviour withRepeat(Repeat newRepeat) {
@@ -148,7 +160,8 @@ public record Behaviour(
         keyWindow,
         newRepeat,
         replayMarker,
-        replaysErrors);
+        replaysErrors,
+        fencing);
   }
 
   /** Marks replayed answers with {@code header: true} (null: no marker). */
@@ -161,7 +174,8 @@ public record Behaviour(
         keyWindow,
         repeat,
         header,
-        replaysErrors);
+        replaysErrors,
+        fencing);
   }
 
   public Behaviour withErrorReplay(boolean replays) {
@@ -173,6 +187,21 @@ public record Behaviour(
         keyWindow,
         repeat,
         replayMarker,
-        replays);
+        replays,
+        fencing);
+  }
+
+  /** A cooperating destination of Herald's fencing token, or not ({@link #fencing()}). */
+  public Behaviour withFencing(boolean fences) {
+    return new Behaviour(
+        honoursIdempotencyKey,
+        supportsLookup,
+        latency,
+        idempotencyHeader,
+        keyWindow,
+        repeat,
+        replayMarker,
+        replaysErrors,
+        fences);
   }
 }

@@ -25,6 +25,7 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,6 +48,10 @@ import org.slf4j.LoggerFactory;
  *       the window is forgotten and creates a second article, as a real API's would.
  *   <li>{@code GET /articles?externalReference=R}: {@code 200 {"id":...}} or {@code 404}; {@code
  *       501} when lookup is switched off.
+ *   <li>With {@link Behaviour#fencing()} (a cooperating destination of Herald's fencing), a create
+ *       whose {@value #FENCING_TOKEN_HEADER} is lower than the highest seen for its key (on a
+ *       create or a lookup) is answered {@code 409 {"error":"stale_fencing_token"}} and creates
+ *       nothing ({@link #staleTokenRefusals}); a header that is not a number is {@code 400}.
  *   <li>Admin (for the standalone process): {@code GET /admin/articles[?externalReference=R]},
  *       {@code PUT /admin/behaviour}, {@code POST /admin/faults}, {@code POST /admin/reset}.
  * </ul>
@@ -60,6 +65,9 @@ public final class DestinationSimulator implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int MAX_BODY_BYTES = 1 << 20;
 
+  /** The header Herald's destination client carries its claim's fencing token in. */
+  public static final String FENCING_TOKEN_HEADER = "Herald-Fencing-Token";
+
   private final HttpServer server;
   private final ExecutorService executor;
   private final ArticleStore store;
@@ -70,6 +78,13 @@ public final class DestinationSimulator implements AutoCloseable {
   private final Map<String, Queue<Fault>> prefixFaults =
       new java.util.concurrent.ConcurrentHashMap<>();
   private final String requiredBearerToken;
+
+  /** Per key, the highest fencing token seen; grows only (merged with max). */
+  private final Map<String, Long> highestTokens = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** Per key, how many creates were refused for a stale token. */
+  private final Map<String, AtomicInteger> refusals =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   private DestinationSimulator(
       HttpServer server, Behaviour behaviour, String requiredBearerToken, Clock clock) {
@@ -202,6 +217,20 @@ public final class DestinationSimulator implements AutoCloseable {
     return store.createRequests(idempotencyKey);
   }
 
+  /**
+   * How many creates for {@code key} (the idempotency key, or the body's reference when the request
+   * had no key header) a fencing destination refused because their token was lower than one seen.
+   */
+  public int staleTokenRefusals(String key) {
+    AtomicInteger count = refusals.get(key);
+    return count == null ? 0 : count.get();
+  }
+
+  /** The highest fencing token a fencing destination has seen for {@code key}, if any. */
+  public Optional<Long> highestFencingToken(String key) {
+    return Optional.ofNullable(highestTokens.get(key));
+  }
+
   public Optional<Article> findByExternalReference(String externalReference) {
     return store.findByExternalReference(externalReference);
   }
@@ -211,10 +240,12 @@ public final class DestinationSimulator implements AutoCloseable {
     return store.all();
   }
 
-  /** Forgets every article, request count and pending fault. */
+  /** Forgets every article, request count, fencing token and pending fault. */
   public void reset() {
     faults.clear();
     prefixFaults.clear();
+    highestTokens.clear();
+    refusals.clear();
     store.clear();
   }
 
@@ -259,7 +290,11 @@ public final class DestinationSimulator implements AutoCloseable {
     String body = readBody(exchange);
     // Counted by the key, or by the body's reference when the caller sends no key header (Herald
     // sends none to a destination whose profile has no key; its reference is the same key).
-    store.countRequest(idempotencyKey != null ? idempotencyKey : externalReference(body));
+    String key = idempotencyKey != null ? idempotencyKey : externalReference(body);
+    store.countRequest(key);
+    if (current.fencing() && refusedAsStale(exchange, key)) {
+      return;
+    }
     boolean keyed = current.honoursIdempotencyKey() && idempotencyKey != null;
     Integer savedError =
         keyed && current.replaysErrors()
@@ -357,6 +392,53 @@ public final class DestinationSimulator implements AutoCloseable {
     }
   }
 
+  /**
+   * The fence of a cooperating destination: raises the key's highest token to this request's, or
+   * answers it (400 for an unreadable token, 409 for a stale one) and returns true. Checked and
+   * raised in one atomic step per key; like a real destination's check in its own transaction, a
+   * request past the check is not stopped by a higher token arriving while it is served.
+   */
+  private boolean refusedAsStale(HttpExchange exchange, String key) {
+    String header = exchange.getRequestHeaders().getFirst(FENCING_TOKEN_HEADER);
+    if (header == null || key == null) {
+      return false;
+    }
+    long token;
+    try {
+      token = Long.parseLong(header.trim());
+    } catch (NumberFormatException e) {
+      respond(exchange, 400, error("invalid_fencing_token", "not a number: " + header));
+      return true;
+    }
+    long highest = highestTokens.merge(key, token, Math::max);
+    if (token >= highest) {
+      return false;
+    }
+    refusals.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+    log.info(
+        "Simulator refused a create for {} with stale fencing token {} < {}", key, token, highest);
+    ObjectNode answer =
+        error("stale_fencing_token", "token " + token + " is lower than " + highest);
+    answer.put("token", token);
+    answer.put("highestToken", highest);
+    respond(exchange, 409, answer);
+    return true;
+  }
+
+  /** A lookup's token raises its key's highest (a later, lower create is stale), never refused. */
+  private void observeToken(HttpExchange exchange, String key) {
+    String header = exchange.getRequestHeaders().getFirst(FENCING_TOKEN_HEADER);
+    if (header == null || key == null) {
+      return;
+    }
+    try {
+      highestTokens.merge(key, Long.parseLong(header.trim()), Math::max);
+    } catch (NumberFormatException e) {
+      // A read changes nothing: an unreadable token is not refused here, only not remembered.
+      log.debug("Simulator ignored an unreadable fencing token on a lookup: {}", header, e);
+    }
+  }
+
   private static void markReplayed(HttpExchange exchange, Behaviour current) {
     if (current.replayMarker() != null) {
       exchange.getResponseHeaders().set(current.replayMarker(), "true");
@@ -385,6 +467,9 @@ public final class DestinationSimulator implements AutoCloseable {
     if (reference == null) {
       respond(exchange, 400, error("invalid_query", "externalReference is required"));
       return;
+    }
+    if (current.fencing()) {
+      observeToken(exchange, reference);
     }
     Optional<Article> article = store.findByExternalReference(reference);
     if (article.isEmpty()) {
@@ -443,7 +528,8 @@ public final class DestinationSimulator implements AutoCloseable {
             .withLatency(
                 Duration.ofMillis(json.path("latencyMs").asLong(current.latency().toMillis())))
             .withKeyWindow(
-                Duration.ofMillis(json.path("keyWindowMs").asLong(current.keyWindow().toMillis())));
+                Duration.ofMillis(json.path("keyWindowMs").asLong(current.keyWindow().toMillis())))
+            .withFencing(json.path("fencing").asBoolean(current.fencing()));
     setBehaviour(updated);
     respond(exchange, 200, JSON.valueToTree(updated.toString()));
   }

@@ -272,6 +272,96 @@ class DestinationSimulatorTest {
     assertEquals(0, simulator.articleCount("ref-1"));
   }
 
+  @Test
+  void shouldRefuseACreateWithALowerFencingTokenForTheSameKeyWhenItFences() throws Exception {
+    simulator = DestinationSimulator.start(Behaviour.bare().withFencing(true));
+
+    HttpResponse<String> newer = postFenced(BODY, "7");
+    HttpResponse<String> stale = postFenced(BODY, "6");
+
+    assertEquals(201, newer.statusCode());
+    assertEquals(409, stale.statusCode());
+    assertTrue(stale.body().contains("\"error\":\"stale_fencing_token\""), stale.body());
+    // Keyed by the body's reference: the requests carry no idempotency key header.
+    assertEquals(1, simulator.articleCount("ref-1"));
+    assertEquals(1, simulator.staleTokenRefusals("ref-1"));
+    assertEquals(7L, simulator.highestFencingToken("ref-1").orElseThrow());
+  }
+
+  @Test
+  void shouldServeAnEqualOrHigherTokenAndRequestsWithoutOneWhenItFences() throws Exception {
+    simulator = DestinationSimulator.start(Behaviour.bare().withFencing(true));
+
+    assertEquals(201, postFenced(BODY, "3").statusCode());
+    assertEquals(201, postFenced(BODY, "3").statusCode());
+    assertEquals(201, postFenced(BODY, "4").statusCode());
+    assertEquals(201, post("key-1", BODY, Duration.ofSeconds(5)).statusCode());
+
+    // A bare destination ignores keys: each served create is an article; none was refused.
+    assertEquals(4, simulator.articleCount("ref-1"));
+    assertEquals(0, simulator.staleTokenRefusals("ref-1"));
+  }
+
+  @Test
+  void shouldKeepTheHighestTokenPerKeySoAnotherKeyIsNotFenced() throws Exception {
+    simulator = DestinationSimulator.start(Behaviour.bare().withFencing(true));
+
+    postFenced(BODY, "9");
+    HttpResponse<String> other =
+        postFenced("{\"externalReference\":\"ref-2\",\"title\":\"t\"}", "1");
+
+    assertEquals(201, other.statusCode());
+    assertEquals(0, simulator.staleTokenRefusals("ref-2"));
+  }
+
+  @Test
+  void shouldRefuseACreateOlderThanALookupsTokenWhenItFences() throws Exception {
+    simulator = DestinationSimulator.start(Behaviour.cooperative().withFencing(true));
+    HttpRequest lookup =
+        HttpRequest.newBuilder(simulator.baseUri().resolve("/articles?externalReference=ref-1"))
+            .header(DestinationSimulator.FENCING_TOKEN_HEADER, "5")
+            .GET()
+            .build();
+    assertEquals(404, client.send(lookup, HttpResponse.BodyHandlers.ofString()).statusCode());
+
+    // The lookup found nothing under token 5: a create still on its way under token 4 is late.
+    assertEquals(409, postFenced(BODY, "4").statusCode());
+    assertEquals(0, simulator.articleCount("ref-1"));
+  }
+
+  @Test
+  void shouldCreateTwiceWhateverTheTokensWhenItDoesNotFence() throws Exception {
+    simulator = DestinationSimulator.start(Behaviour.bare());
+
+    postFenced(BODY, "7");
+    HttpResponse<String> older = postFenced(BODY, "6");
+
+    assertEquals(201, older.statusCode());
+    assertEquals(2, simulator.articleCount("ref-1"));
+    assertEquals(0, simulator.staleTokenRefusals("ref-1"));
+  }
+
+  @Test
+  void shouldAnswerBadRequestForAnUnreadableFencingToken() throws Exception {
+    simulator = DestinationSimulator.start(Behaviour.bare().withFencing(true));
+
+    assertEquals(400, postFenced(BODY, "seven").statusCode());
+    assertEquals(0, simulator.articleCount("ref-1"));
+  }
+
+  /** A create without an idempotency key header, with {@code token} in the fencing header. */
+  private HttpResponse<String> postFenced(String body, String token)
+      throws IOException, InterruptedException {
+    return client.send(
+        HttpRequest.newBuilder(simulator.baseUri().resolve("/articles"))
+            .timeout(Duration.ofSeconds(5))
+            .header(DestinationSimulator.FENCING_TOKEN_HEADER, token)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
   private HttpResponse<String> post(String key, String body, Duration timeout)
       throws IOException, InterruptedException {
     HttpRequest request =
