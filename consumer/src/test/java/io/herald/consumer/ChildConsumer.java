@@ -97,6 +97,11 @@ final class ChildConsumer implements AutoCloseable {
     return jvm.isAlive();
   }
 
+  /** The HTTP status of the child's {@code /health}: 200 when every check is up, else 503. */
+  int health() {
+    return get("/health").statusCode();
+  }
+
   /** The value of a counter on the child's /metrics, 0 when absent. */
   double metric(String name, String label) {
     String body = get("/metrics").body();

@@ -16,9 +16,17 @@ import java.util.Objects;
  * @param outcome what the call established ({@code Outcome.label()}, {@code LookupResult.label()})
  * @param httpStatus the destination's answer, or null when none came
  * @param error why, or null for a plain success; trimmed to {@value #MAX_ERROR_LENGTH} characters
+ * @param requestHash SHA-256 (64 lower-case hex digits) of the exact request body sent, or null
+ *     when none was sent (a lookup, a call withheld or interrupted before sending)
  */
 public record Attempt(
-    Kind kind, String owner, Duration took, String outcome, Integer httpStatus, String error) {
+    Kind kind,
+    String owner,
+    Duration took,
+    String outcome,
+    Integer httpStatus,
+    String error,
+    String requestHash) {
 
   /** Longest error text kept (the table's {@code ck_delivery_attempt_error}). */
   public static final int MAX_ERROR_LENGTH = 1000;
@@ -39,7 +47,17 @@ public record Attempt(
     if (took.isNegative()) {
       throw new IllegalArgumentException("took must not be negative: " + took);
     }
+    if (requestHash != null && !requestHash.matches("[0-9a-f]{64}")) {
+      throw new IllegalArgumentException(
+          "requestHash must be 64 lower-case hex digits (SHA-256): " + requestHash);
+    }
     error = trim(error);
+  }
+
+  /** An attempt that sent no request body (a lookup, or a publish never sent). */
+  public Attempt(
+      Kind kind, String owner, Duration took, String outcome, Integer httpStatus, String error) {
+    this(kind, owner, took, outcome, httpStatus, error, null);
   }
 
   private static String trim(String error) {

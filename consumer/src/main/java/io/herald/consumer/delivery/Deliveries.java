@@ -134,8 +134,8 @@ public final class Deliveries implements DeliveryQueue {
       """
       INSERT INTO consumer.delivery_attempt
         (delivery_id, claim_token, attempt, kind, claim_owner, started_at, ended_at, http_status,
-         outcome, recorded_state, remote_id, error)
-      VALUES (?, ?, ?, ?, ?, now() - ? * interval '1 microsecond', now(), ?, ?, ?, ?, ?)
+         outcome, recorded_state, remote_id, error, request_hash)
+      VALUES (?, ?, ?, ?, ?, now() - ? * interval '1 microsecond', now(), ?, ?, ?, ?, ?, ?)
       """;
 
   /**
@@ -420,6 +420,7 @@ public final class Deliveries implements DeliveryQueue {
       insert.setString(9, after == null ? null : after.state().name());
       insert.setString(10, transition.remoteId());
       insert.setString(11, attempt.error());
+      insert.setString(12, attempt.requestHash());
       insert.executeUpdate();
     }
   }

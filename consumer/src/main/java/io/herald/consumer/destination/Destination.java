@@ -19,6 +19,14 @@ public interface Destination extends AutoCloseable {
   Outcome publish(ClaimedDelivery delivery);
 
   /**
+   * SHA-256 (64 lower-case hex digits) of the request body {@link #publish} sends for {@code
+   * delivery}, recorded with its attempt; null when unknown (fakes send nothing).
+   */
+  default String requestHash(ClaimedDelivery delivery) {
+    return null;
+  }
+
+  /**
    * Waits for this destination's rate limit ({@code rate-limit}) to allow one more request; called
    * before {@link #publish} and {@link #lookUp}. Returns at once without a limit.
    *

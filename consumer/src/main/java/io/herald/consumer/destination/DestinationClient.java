@@ -12,6 +12,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -24,11 +27,19 @@ import java.util.concurrent.TimeoutException;
  * it has one) and as the article's {@code externalReference} on every attempt, forwards the W3C
  * trace context, looks articles up at the profile's lookup path, spaces requests by its rate limit,
  * and turns every answer into an {@link Outcome} through {@link OutcomeClassifier}. It never throws
- * for a remote failure.
+ * for a remote failure. Every request carries the claim's fencing token in {@value
+ * #FENCING_TOKEN_HEADER}, so that a cooperating destination can refuse a late request from a claim
+ * that was taken over (docs/design.md, "Fencing on the wire").
  *
  * <p>Thread-safe; one instance per destination, shared by all dispatch workers.
  */
 public final class DestinationClient implements Destination {
+
+  /**
+   * The request header carrying the claim's fencing token ({@code consumer.delivery.claim_token}, a
+   * decimal number that grows with every claim of the delivery) on every publish and lookup.
+   */
+  public static final String FENCING_TOKEN_HEADER = "Herald-Fencing-Token";
 
   private final DestinationConfig config;
   private final HttpClient http;
@@ -81,6 +92,33 @@ public final class DestinationClient implements Destination {
       return OutcomeClassifier.classify(e);
     } catch (IOException | RuntimeException e) {
       return OutcomeClassifier.classify(e);
+    }
+  }
+
+  /**
+   * SHA-256 (hex) of the body {@link #publish} sends for {@code delivery}: the body is a pure
+   * function of the delivery (the same fields, the stored content re-serialized by the same
+   * mapper), so this is the hash of the bytes sent. Null when there is no body to send (content not
+   * JSON).
+   */
+  @Override
+  public String requestHash(ClaimedDelivery delivery) {
+    try {
+      return sha256Hex(body(delivery));
+    } catch (JsonProcessingException e) {
+      return null;
+    }
+  }
+
+  /** SHA-256 of {@code text}'s UTF-8 bytes, 64 lower-case hex digits. */
+  static String sha256Hex(String text) {
+    try {
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      // Every Java platform must provide SHA-256 (MessageDigest's javadoc).
+      throw new IllegalStateException("SHA-256 is not available", e);
     }
   }
 
@@ -170,6 +208,7 @@ public final class DestinationClient implements Destination {
   }
 
   private void decorate(HttpRequest.Builder request, ClaimedDelivery delivery) {
+    request.header(FENCING_TOKEN_HEADER, Long.toString(delivery.claimToken()));
     config.authToken().ifPresent(token -> request.header("Authorization", "Bearer " + token));
     if (delivery.traceParent() != null) {
       request.header("traceparent", delivery.traceParent());

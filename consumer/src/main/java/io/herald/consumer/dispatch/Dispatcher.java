@@ -293,9 +293,11 @@ public final class Dispatcher implements AutoCloseable {
     if (turn && policy.decide(claim.state(), claimed(lane, claim)) instanceof Decision.Move no) {
       held.endCall();
       lane.breaker().released();
-      record(lane, claim, no.transition(), WITHHELD, Duration.ZERO);
+      record(lane, claim, no.transition(), WITHHELD, Duration.ZERO, null);
       return;
     }
+    // Of the body about to be sent; null when nothing will be (interrupted in the rate limit).
+    String requestHash = turn ? lane.client().requestHash(claim) : null;
     long start = System.nanoTime();
     Outcome outcome =
         turn
@@ -323,7 +325,7 @@ public final class Dispatcher implements AutoCloseable {
                 new Input.Dispatched(
                     outcome, claim.attempts(), claim.wasEverUncertain(), lane.breaker().heldFor()))
             .transition();
-    record(lane, claim, transition, outcome, took);
+    record(lane, claim, transition, outcome, took, requestHash);
   }
 
   /** What the policy needs to decide whether a claimed delivery may be sent. */
@@ -333,7 +335,12 @@ public final class Dispatcher implements AutoCloseable {
   }
 
   private void record(
-      Lane lane, ClaimedDelivery claim, Transition transition, Outcome outcome, Duration took) {
+      Lane lane,
+      ClaimedDelivery claim,
+      Transition transition,
+      Outcome outcome,
+      Duration took,
+      String requestHash) {
     Optional<DeliverySnapshot> recorded;
     try {
       recorded =
@@ -346,7 +353,8 @@ public final class Dispatcher implements AutoCloseable {
                   took,
                   outcome == WITHHELD ? "withheld" : outcome.label(),
                   outcome.httpStatus(),
-                  outcome == WITHHELD ? transition.reason() : outcome.reason()));
+                  outcome == WITHHELD ? transition.reason() : outcome.reason(),
+                  requestHash));
     } catch (SQLException | RuntimeException e) {
       // The outcome is lost with this process's memory; the lease expires and the reconciler
       // treats the delivery as uncertain, which is exactly what it is for everybody else.

@@ -43,6 +43,20 @@ class AttemptTest {
                 Attempt.Kind.PUBLISH, "owner", Duration.ofMillis(-1), "published", 201, null));
   }
 
+  @Test
+  void shouldRefuseARequestHashThatIsNotALowerCaseSha256Hex() {
+    assertThrows(
+        IllegalArgumentException.class,
+        () ->
+            new Attempt(
+                Attempt.Kind.PUBLISH, "owner", Duration.ZERO, "published", 201, null, "ABC123"));
+    String hash = "0123456789abcdef".repeat(4);
+    assertEquals(
+        hash,
+        new Attempt(Attempt.Kind.PUBLISH, "owner", Duration.ZERO, "published", 201, null, hash)
+            .requestHash());
+  }
+
   private static Attempt attempt(String error) {
     return new Attempt(Attempt.Kind.PUBLISH, "owner", Duration.ofMillis(5), "retry", 503, error);
   }

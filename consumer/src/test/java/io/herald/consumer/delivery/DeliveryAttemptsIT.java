@@ -107,6 +107,28 @@ class DeliveryAttemptsIT {
   }
 
   @Test
+  void shouldStoreThePublishsRequestHashAndNoneForALookup() throws Exception {
+    UUID id = create("a-hash");
+    String hash = "ab".repeat(32);
+    deliveries.complete(
+        claimDue("a-hash"),
+        Transition.uncertain("broken connection"),
+        new Attempt(
+            Attempt.Kind.PUBLISH, "owner-1", Duration.ZERO, "uncertain", null, "broken", hash));
+    deliveries.complete(
+        deliveries.claimUncertain("a-hash", "owner-2", 10, LEASE, Duration.ZERO).get(0),
+        Transition.published("remote-9", "found by lookup"),
+        new Attempt(Attempt.Kind.LOOKUP, "owner-2", Duration.ZERO, "found", 200, null));
+
+    assertEquals(
+        List.of(hash, "null"),
+        query(
+            "SELECT coalesce(request_hash, 'null') FROM consumer.delivery_attempt"
+                + " WHERE delivery_id = ? ORDER BY claim_token",
+            id));
+  }
+
+  @Test
   void shouldStoreALongErrorTrimmedToTheBound() throws Exception {
     UUID id = create("a-long-error");
     deliveries.complete(

@@ -138,6 +138,48 @@ class DestinationClientTest {
     assertThat(found).isInstanceOf(LookupResult.Found.class);
   }
 
+  @Test
+  void shouldSendTheClaimTokenSoAFencingDestinationRefusesALowerOne() {
+    simulator.setBehaviour(Behaviour.cooperative().withIdempotency(false).withFencing(true));
+
+    Outcome newer = client.publish(delivery("k-fence", 8));
+    Outcome stale = client.publish(delivery("k-fence", 7));
+
+    assertThat(newer).isInstanceOf(Outcome.Published.class);
+    // 409 at a destination whose conflict means "in flight": a retry, never a publish.
+    assertThat(stale).isInstanceOf(Outcome.Retry.class);
+    assertThat(stale.httpStatus()).isEqualTo(409);
+    assertThat(simulator.staleTokenRefusals("k-fence")).isEqualTo(1);
+    assertThat(simulator.articleCount("k-fence")).isEqualTo(1);
+  }
+
+  @Test
+  void shouldRaiseTheFenceWithALookupsToken() {
+    simulator.setBehaviour(Behaviour.cooperative().withFencing(true));
+
+    client.lookUp(delivery("k-look", 4));
+
+    assertThat(simulator.highestFencingToken("k-look")).contains(4L);
+  }
+
+  @Test
+  void shouldHashExactlyTheBodyItSends() {
+    ClaimedDelivery delivery = delivery("k-hash");
+
+    client.publish(delivery);
+
+    String sent = simulator.findByExternalReference("k-hash").orElseThrow().body();
+    assertThat(client.requestHash(delivery))
+        .isEqualTo(DestinationClient.sha256Hex(sent))
+        .matches("[0-9a-f]{64}");
+  }
+
+  @Test
+  void shouldHashTheKnownSha256OfAText() {
+    assertThat(DestinationClient.sha256Hex("abc"))
+        .isEqualTo("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  }
+
   /** The simulator's cooperative destination: Idempotency-Key for 24 h, and a lookup. */
   private static DestinationProfile keyAndLookup() {
     DestinationProfile.Preset preset = DestinationProfile.Preset.STRIPE_LIKE;
@@ -157,13 +199,17 @@ class DestinationClientTest {
   }
 
   private static ClaimedDelivery delivery(String key) {
+    return delivery(key, 1);
+  }
+
+  private static ClaimedDelivery delivery(String key, long claimToken) {
     return new ClaimedDelivery(
         UUID.randomUUID(),
         UUID.randomUUID(),
         new PublicationKey("t1", "a-" + key, "r-1", "dest-a"),
         key,
         "{\"title\":\"T\"}",
-        1,
+        claimToken,
         1,
         null,
         null,
