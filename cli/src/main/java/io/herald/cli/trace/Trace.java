@@ -103,7 +103,10 @@ record Trace(
       Instant createdAt,
       Instant updatedAt) {}
 
-  /** {@code consumer.delivery_attempt}; {@code recordedState} null when the fence refused it. */
+  /**
+   * {@code consumer.delivery_attempt}; {@code recordedState} null when the fence refused it, {@code
+   * requestHash} (SHA-256 hex of the request body sent) null for a lookup or a call never sent.
+   */
   record AttemptRow(
       int attempt,
       long claimToken,
@@ -115,7 +118,8 @@ record Trace(
       String outcome,
       String recordedState,
       String remoteId,
-      String error) {}
+      String error,
+      String requestHash) {}
 
   /** {@code consumer.operator_action}. */
   record OperatorActionRow(

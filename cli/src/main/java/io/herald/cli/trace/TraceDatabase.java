@@ -61,7 +61,7 @@ final class TraceDatabase implements AutoCloseable {
   /** The primary key's leading column. */
   static final String ATTEMPTS =
       "SELECT attempt, claim_token, kind, claim_owner, started_at, ended_at, http_status, outcome,"
-          + " recorded_state, remote_id, error FROM consumer.delivery_attempt"
+          + " recorded_state, remote_id, error, request_hash FROM consumer.delivery_attempt"
           + " WHERE delivery_id = ? ORDER BY claim_token";
 
   /** {@code ix_operator_action_delivery}. */
@@ -184,7 +184,8 @@ final class TraceDatabase implements AutoCloseable {
                   row.getString(8),
                   row.getString(9),
                   row.getString(10),
-                  row.getString(11)));
+                  row.getString(11),
+                  row.getString(12)));
         }
       }
       return attempts;

@@ -258,8 +258,20 @@ final class TraceText {
             ? "refused by the fencing token (claim taken over)"
             : a.recordedState())
         + (a.remoteId() == null ? "" : " remote id " + a.remoteId())
+        + (a.requestHash() == null ? "" : ", request " + abbreviated(a.requestHash()))
         + (a.error() == null ? "" : " (" + a.error() + ")");
   }
+
+  /**
+   * The first {@value #HASH_SHOWN} hex digits of a request hash: enough to tell two bodies apart by
+   * eye; {@code --json} has it in full.
+   */
+  static String abbreviated(String requestHash) {
+    return "sha256:"
+        + (requestHash.length() <= HASH_SHOWN ? requestHash : requestHash.substring(0, HASH_SHOWN));
+  }
+
+  private static final int HASH_SHOWN = 12;
 
   private static String copies(int copies, List<Long> offsets) {
     return copies <= 1 ? " (1 copy)" : " (" + copies + " copies, offsets " + offsets + ")";

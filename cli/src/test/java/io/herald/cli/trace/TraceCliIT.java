@@ -183,7 +183,8 @@ class TraceCliIT {
             "(?m) consumer +delivery " + deliveryId + " created from event " + eventId + "$")
         .containsPattern(
             "(?m) attempt +#1 publish, claim token 1 by \\S+: uncertain, no HTTP answer, \\d+ ms"
-                + " -> UNCERTAIN \\(no answer within the request timeout after sending\\)$")
+                + " -> UNCERTAIN, request sha256:[0-9a-f]{12} \\(no answer within the request"
+                + " timeout after sending\\)$")
         .containsPattern(
             "(?m) attempt +#1 lookup, claim token 2 by \\S+: found, HTTP 200, \\d+ ms -> PUBLISHED"
                 + " remote id "
@@ -257,6 +258,8 @@ class TraceCliIT {
     assertThat(attempts.get(0).path("outcome").asText()).isEqualTo("uncertain");
     assertThat(attempts.get(0).path("httpStatus").isNull()).isTrue();
     assertThat(attempts.get(0).path("recordedState").asText()).isEqualTo("UNCERTAIN");
+    assertThat(attempts.get(0).path("requestHash").asText()).matches("[0-9a-f]{64}");
+    assertThat(attempts.get(1).path("requestHash").isNull()).isTrue();
     assertThat(attempts.get(0).path("startedAt").asText()).isNotBlank();
     assertThat(attempts.get(0).path("endedAt").asText()).isNotBlank();
     assertThat(attempts.get(1).path("kind").asText()).isEqualTo("LOOKUP");

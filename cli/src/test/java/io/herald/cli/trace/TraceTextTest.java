@@ -95,6 +95,7 @@ class TraceTextTest {
             "published",
             null,
             "art-2",
+            null,
             null);
     OperatorActionRow action =
         new OperatorActionRow(
@@ -190,6 +191,42 @@ class TraceTextTest {
     assertThatThrownBy(() -> Target.parse("t1//r/dest-a")).hasMessageContaining("articleId");
   }
 
+  @Test
+  void shouldShowTheRequestHashAbbreviatedInTheText() {
+    AttemptRow sent =
+        new AttemptRow(
+            1,
+            3,
+            "PUBLISH",
+            "owner-a",
+            T0,
+            T0.plusMillis(12),
+            409,
+            "retry",
+            null,
+            null,
+            "HTTP 409",
+            "0123456789abcdef".repeat(4));
+
+    List<Step> chain =
+        TraceText.chain(
+            job("PUBLISHED", "art-2"),
+            null,
+            PUBLICATIONS,
+            null,
+            null,
+            List.of(sent),
+            List.of(),
+            List.of(),
+            STATUSES);
+
+    assertThat(chain)
+        .extracting(Step::what)
+        .contains(
+            "#1 publish, claim token 3 by owner-a: retry, HTTP 409, 12 ms -> refused by the"
+                + " fencing token (claim taken over), request sha256:0123456789ab (HTTP 409)");
+  }
+
   private static Trace uncertainThenPublished(Job job) {
     List<AttemptRow> attempts =
         List.of(
@@ -204,7 +241,8 @@ class TraceTextTest {
                 "uncertain",
                 "UNCERTAIN",
                 null,
-                "no answer within the request timeout"),
+                "no answer within the request timeout",
+                null),
             new AttemptRow(
                 1,
                 2,
@@ -216,6 +254,7 @@ class TraceTextTest {
                 "found",
                 "PUBLISHED",
                 "art-9",
+                null,
                 null));
     List<StatusEvent> events =
         List.of(
