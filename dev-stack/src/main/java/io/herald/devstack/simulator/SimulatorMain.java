@@ -13,11 +13,12 @@ import java.util.concurrent.CountDownLatch;
  * --header=Idempotency-Key} (the key's header), {@code --key-window-ms=0} (keys forgotten that long
  * after their article; 0: never), {@code --repeat=replay|conflict} (a repeated key gets 200, or 409
  * with the id), {@code --replay-marker=Idempotent-Replayed} (header on replayed answers), {@code
- * --replay-errors=on|off} (errors saved and replayed for their key). The behaviour options may also
- * be given per path prefix, so one simulator stands in for several destinations: {@code
- * --dest-b.idempotency=ignore --dest-b.lookup=off} (or {@code --/dest-b.lookup=off}) applies to
- * {@code /dest-b/articles}. Arguments not starting with {@code --} are ignored (the images pass
- * every process a config path).
+ * --replay-errors=on|off} (errors saved and replayed for their key), {@code --fencing=on|off} (a
+ * create with a lower {@code Herald-Fencing-Token} than seen for its key is refused with 409). The
+ * behaviour options may also be given per path prefix, so one simulator stands in for several
+ * destinations: {@code --dest-b.idempotency=ignore --dest-b.lookup=off} (or {@code
+ * --/dest-b.lookup=off}) applies to {@code /dest-b/articles}. Arguments not starting with {@code
+ * --} are ignored (the images pass every process a config path).
  */
 public final class SimulatorMain {
 
@@ -82,6 +83,7 @@ public final class SimulatorMain {
                   : Behaviour.Repeat.REPLAY);
       case "replay-marker" -> behaviour.withReplayMarker(value.isEmpty() ? null : value);
       case "replay-errors" -> behaviour.withErrorReplay(parseChoice(name, value, "on", "off"));
+      case "fencing" -> behaviour.withFencing(parseChoice(name, value, "on", "off"));
       default -> throw new IllegalArgumentException("Unknown simulator option --" + name);
     };
   }
