@@ -2,6 +2,7 @@ package io.herald.consumer.destination;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.herald.common.json.CanonicalJson;
 import io.herald.common.json.Json;
 import io.herald.consumer.delivery.ClaimedDelivery;
 import java.io.IOException;
@@ -12,9 +13,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -106,20 +104,14 @@ public final class DestinationClient implements Destination {
     try {
       return sha256Hex(body(delivery));
     } catch (JsonProcessingException e) {
+      // publish answers Permanent for the same parse failure without sending: nothing to hash.
       return null;
     }
   }
 
-  /** SHA-256 of {@code text}'s UTF-8 bytes, 64 lower-case hex digits. */
+  /** SHA-256 of {@code text}'s UTF-8 bytes (the bytes sent), 64 lower-case hex digits. */
   static String sha256Hex(String text) {
-    try {
-      return HexFormat.of()
-          .formatHex(
-              MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      // Every Java platform must provide SHA-256 (MessageDigest's javadoc).
-      throw new IllegalStateException("SHA-256 is not available", e);
-    }
+    return CanonicalJson.sha256Hex(text.getBytes(StandardCharsets.UTF_8));
   }
 
   @Override
