@@ -25,6 +25,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -211,6 +213,16 @@ public final class WriterConfig extends ProcessConfig {
                   "Most items in one POST /v1/publications:batch (one transaction).")
               .validatedBy(Validator.between(1, 10_000)));
 
+  public static final ConfigKey<List<String>> DESTINATIONS_ALLOWED =
+      KEYS.define(
+          ConfigKey.optional(
+              "writer.destinations.allowed",
+              ConfigType.LIST,
+              List.of(),
+              "Destinations a publication may name (comma-separated, e.g. the consumer's"
+                  + " consumer.destinations.* names); any other is refused with 422"
+                  + " unknown_destination. Empty: any destination is accepted."));
+
   private static final DatabaseKeys DB = DatabaseKeys.define(KEYS, "writer.db");
 
   public static final ConfigKey<Duration> DB_STARTUP_TIMEOUT =
@@ -387,7 +399,8 @@ public final class WriterConfig extends ProcessConfig {
         new PublicationApi.Limits(
             Math.toIntExact(values.get(HTTP_REQUEST_MAX_BYTES)),
             values.get(BATCH_MAX_ITEMS),
-            values.get(HTTP_RETRY_AFTER));
+            values.get(HTTP_RETRY_AFTER),
+            new LinkedHashSet<>(values.get(DESTINATIONS_ALLOWED)));
     this.status =
         values.get(STATUS_ENABLED)
             ? Optional.of(readStatus(values, consumerOverrides))
@@ -482,6 +495,16 @@ public final class WriterConfig extends ProcessConfig {
           "keep",
           "keeping rows needs at least 1 day (or use delete-immediately)");
     }
+    for (String destination : values.get(DESTINATIONS_ALLOWED)) {
+      // A destination is part of the Kafka key tenant/articleId/destination: the API refuses '/'.
+      if (destination.contains("/")) {
+        problems.add(
+            DESTINATIONS_ALLOWED.name()
+                + ": '"
+                + destination
+                + "' contains '/', which no publication's destination can");
+      }
+    }
     STATUS_CONSUMER_OWNED.forEach(
         (owned, why) -> problems.ownedByHerald(KAFKA_CONSUMER, consumerOverrides, owned, why));
     if (tokenHashes.isEmpty()) {
@@ -533,7 +556,7 @@ public final class WriterConfig extends ProcessConfig {
 
   /**
    * The request limits of the API: {@code writer.http.request-max-bytes}, {@code
-   * writer.batch.max-items}, {@code writer.http.retry-after}.
+   * writer.batch.max-items}, {@code writer.http.retry-after}, {@code writer.destinations.allowed}.
    */
   public PublicationApi.Limits api() {
     return api;

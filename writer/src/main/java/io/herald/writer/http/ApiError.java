@@ -23,6 +23,7 @@ enum ApiError {
   PAYLOAD_TOO_LARGE(413, "payload_too_large", "too_large"),
   BATCH_TOO_LARGE(413, "batch_too_large", "too_large"),
   UNSUPPORTED_MEDIA_TYPE(415, "unsupported_media_type", "unsupported_media_type"),
+  UNKNOWN_DESTINATION(422, "unknown_destination", "invalid"),
   INTERNAL_ERROR(500, "internal_error", "error"),
   DATABASE_UNAVAILABLE(503, "database_unavailable", "unavailable");
 

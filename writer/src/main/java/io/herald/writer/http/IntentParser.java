@@ -19,6 +19,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
 
 /**
  * Turns request bodies into {@link PublicationIntent}s, or says precisely what is wrong with them.
@@ -51,8 +53,21 @@ final class IntentParser {
 
   private final ObjectMapper mapper;
 
+  /** {@code writer.destinations.allowed}, sorted for the message; empty: any destination. */
+  private final SortedSet<String> allowedDestinations;
+
+  /** A parser that accepts any destination. */
   IntentParser(ObjectMapper mapper) {
+    this(mapper, Set.of());
+  }
+
+  /**
+   * @param allowedDestinations the destinations a publication may name ({@code
+   *     writer.destinations.allowed}); empty: any
+   */
+  IntentParser(ObjectMapper mapper, Set<String> allowedDestinations) {
     this.mapper = Objects.requireNonNull(mapper, "mapper");
+    this.allowedDestinations = new TreeSet<>(allowedDestinations);
   }
 
   /** One JSON value from the whole body, nothing before or after it. */
@@ -113,6 +128,16 @@ final class IntentParser {
       key = new PublicationKey(tenant, articleId, revisionId, destination);
     } catch (IllegalArgumentException e) {
       throw invalid(e.getMessage()); // a rule of the key this parser does not check itself
+    }
+    // Well-formed but unprocessable, checked last so a malformed request still gets its 400: a
+    // destination no consumer knows would otherwise be accepted and wait for ever (issue 17).
+    if (!allowedDestinations.isEmpty() && !allowedDestinations.contains(destination)) {
+      throw ApiError.UNKNOWN_DESTINATION.problem(
+          "destination '"
+              + echo(destination)
+              + "' is not one this writer accepts; allowed are "
+              + String.join(", ", allowedDestinations)
+              + " (writer.destinations.allowed)");
     }
     return new PublicationIntent(
         key, (ObjectNode) content, CanonicalJson.sha256Hex(content), trace);

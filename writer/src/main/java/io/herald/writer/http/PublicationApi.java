@@ -26,6 +26,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -96,8 +97,23 @@ public final class PublicationApi extends Handler.Abstract {
    * @param batchMaxItems {@code writer.batch.max-items}: most publications in one batch; more get
    *     413 {@code batch_too_large}
    * @param retryAfter {@code writer.http.retry-after}: what a 503 tells clients to wait
+   * @param allowedDestinations {@code writer.destinations.allowed}: the destinations a publication
+   *     may name, others get 422 {@code unknown_destination}; empty: any
    */
-  public record Limits(int requestMaxBytes, int batchMaxItems, Duration retryAfter) {
+  public record Limits(
+      int requestMaxBytes,
+      int batchMaxItems,
+      Duration retryAfter,
+      Set<String> allowedDestinations) {
+
+    public Limits {
+      allowedDestinations = Set.copyOf(allowedDestinations);
+    }
+
+    /** Limits that accept any destination. */
+    public Limits(int requestMaxBytes, int batchMaxItems, Duration retryAfter) {
+      this(requestMaxBytes, batchMaxItems, retryAfter, Set.of());
+    }
 
     String retryAfterSeconds() {
       return Long.toString(Math.max(1, retryAfter.toSeconds()));
@@ -163,7 +179,7 @@ public final class PublicationApi extends Handler.Abstract {
     this.authenticator = Objects.requireNonNull(authenticator, "authenticator");
     this.limits = Objects.requireNonNull(limits, "limits");
     this.mapper = Objects.requireNonNull(mapper, "mapper");
-    this.parser = new IntentParser(mapper);
+    this.parser = new IntentParser(mapper, limits.allowedDestinations());
     this.tracing = new RequestTracing(openTelemetry, random);
     this.metrics = new RequestMetrics(registry);
   }

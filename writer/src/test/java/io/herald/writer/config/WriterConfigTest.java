@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class WriterConfigTest {
@@ -149,6 +150,29 @@ class WriterConfigTest {
         e.getMessage().contains("writer.tenants.t1.token-sha256: invalid value ****"),
         e.getMessage());
     assertFalse(e.getMessage().contains("clear-text-token"), e.getMessage());
+  }
+
+  @Test
+  void shouldReadTheAllowedDestinationsAndAllowAnyWhenUnset() throws IOException {
+    Map<String, String> props = SHIPPED.properties();
+    props.put("writer.destinations.allowed", " dest-a , dest-b");
+    assertEquals(
+        Set.of("dest-a", "dest-b"),
+        WriterConfig.from(ConfigSource.of(props, Map.of())).api().allowedDestinations());
+
+    props.remove("writer.destinations.allowed");
+    assertEquals(
+        Set.of(), WriterConfig.from(ConfigSource.of(props, Map.of())).api().allowedDestinations());
+  }
+
+  @Test
+  void shouldFailOnAnAllowedDestinationNoPublicationCanNameNamingTheKey() throws IOException {
+    Map<String, String> props = SHIPPED.properties();
+    props.put("writer.destinations.allowed", "dest-a,dest/b");
+
+    ConfigException e = fails(props, Map.of());
+
+    assertTrue(e.getMessage().contains("writer.destinations.allowed: 'dest/b'"), e.getMessage());
   }
 
   @Test

@@ -9,6 +9,7 @@ import io.herald.common.trace.TraceContext;
 import io.herald.runtime.http.HttpProblem;
 import io.herald.writer.job.PublicationIntent;
 import java.nio.charset.StandardCharsets;
+import java.util.Set;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -126,6 +127,57 @@ class IntentParserTest {
     assertThat(PublicationApi.isJson("text/plain")).isFalse();
     assertThat(PublicationApi.isJson("application/jsonx")).isFalse();
     assertThat(PublicationApi.isJson(null)).isFalse();
+  }
+
+  @Test
+  void shouldRefuseWithUnknownDestinationADestinationOutsideTheAllowedList() throws Exception {
+    IntentParser allowing = new IntentParser(Json.mapper(), Set.of("dest-b", "dest-a"));
+    JsonNode typo =
+        allowing.parseBody(
+            "{\"articleId\":\"a\",\"revisionId\":\"r\",\"destination\":\"dest-A\",\"content\":{}}"
+                .getBytes(StandardCharsets.UTF_8));
+
+    assertThatThrownBy(() -> allowing.intent(typo, "t1", TRACE))
+        .isInstanceOfSatisfying(
+            HttpProblem.class,
+            e -> {
+              assertThat(e.status()).isEqualTo(422);
+              assertThat(e.code()).isEqualTo("unknown_destination");
+              assertThat(e.getMessage())
+                  .contains("'dest-A'")
+                  .contains("allowed are dest-a, dest-b")
+                  .contains("writer.destinations.allowed");
+            });
+  }
+
+  @Test
+  void shouldAcceptAListedDestinationAndAnyWhenNoListIsConfigured() throws Exception {
+    IntentParser allowing = new IntentParser(Json.mapper(), Set.of("dest-a"));
+    byte[] body =
+        "{\"articleId\":\"a\",\"revisionId\":\"r\",\"destination\":\"dest-a\",\"content\":{}}"
+            .getBytes(StandardCharsets.UTF_8);
+
+    assertThat(allowing.intent(allowing.parseBody(body), "t1", TRACE).key().destination())
+        .isEqualTo("dest-a");
+    assertThat(
+            parse(
+                    "{\"articleId\":\"a\",\"revisionId\":\"r\",\"destination\":\"dest-A\",\"content\":{}}")
+                .key()
+                .destination())
+        .isEqualTo("dest-A");
+  }
+
+  @Test
+  void shouldAnswerBadRequestBeforeUnknownDestinationForAMalformedIntent() throws Exception {
+    IntentParser allowing = new IntentParser(Json.mapper(), Set.of("dest-a"));
+    JsonNode noContent =
+        allowing.parseBody(
+            "{\"articleId\":\"a\",\"revisionId\":\"r\",\"destination\":\"dest-A\"}"
+                .getBytes(StandardCharsets.UTF_8));
+
+    assertThatThrownBy(() -> allowing.intent(noContent, "t1", TRACE))
+        .isInstanceOfSatisfying(
+            HttpProblem.class, e -> assertThat(ApiError.of(e)).isEqualTo(ApiError.INVALID_REQUEST));
   }
 
   private PublicationIntent parse(String json) throws HttpProblem {
