@@ -2,6 +2,7 @@ package io.herald.consumer;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.herald.common.event.EventHeaders;
@@ -57,24 +58,54 @@ class ConsumerRobustnessIT {
   }
 
   @Test
-  void shouldKeepADeliveryForAnUnconfiguredDestinationPendingAndSayWhy(StackContext stack) {
+  void shouldParkADeliveryForAnUnconfiguredDestinationVisiblyAndSendItAfterAnOperatorRetry(
+      StackContext stack) throws Exception {
     try (TestKit kit = new TestKit(stack, "unknown", 1)) {
-      TestKit.Destination destination = kit.destination("known-dest", Behaviour.bare());
-      PublicationKey key = new PublicationKey("t1", "a-unknown", "r-1", "nowhere");
-      HeraldConsumer consumer = kit.start(kit.properties(stack.groupId("unknown"), destination));
+      TestKit.Destination known = kit.destination("dest-a", Behaviour.bare());
+      // A new user's typo: dest-A for dest-a. Destinations are compared exactly.
+      PublicationKey key = new PublicationKey("t1", "a-unknown", "r-1", "dest-A");
+      HeraldConsumer consumer = kit.start(kit.properties(stack.groupId("unknown"), known));
 
-      kit.send(TestKit.request(key, "Nowhere"));
+      kit.send(TestKit.request(key, "Typo"));
 
+      DeliveryView parked = kit.awaitState(key, DeliveryState.UNKNOWN_DESTINATION);
+      // Announced in the intake's transaction, so the writer's view shows it, not REQUESTED.
+      assertEquals(
+          List.of("PublicationUnknownDestination:UNKNOWN_DESTINATION"), kit.events(parked.id()));
+      assertEquals(
+          1.0,
+          consumer.metrics().count("herald.consumer.unknown.destination", "destination", "dest-A"));
+      assertEquals(
+          List.of(
+              "destination 'dest-A' is not configured at this consumer (no"
+                  + " consumer.destinations.dest-A.*; configured: dest-a): not sent; configure it"
+                  + " and retry the delivery, or abandon it"),
+          kit.query("SELECT last_error FROM consumer.delivery WHERE id = ?", parked.id()));
+      // Never claimed, however many dispatch rounds (50 ms apart) pass.
       await()
-          .atMost(Duration.ofSeconds(30))
-          .until(
-              () ->
-                  consumer
-                          .metrics()
-                          .count("herald.consumer.unknown.destination", "destination", "nowhere")
-                      == 1.0);
-      assertEquals(DeliveryState.PENDING, kit.find(key).orElseThrow().state());
-      assertEquals(0, destination.simulator().articles().size());
+          .during(Duration.ofSeconds(1))
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> kit.find(key).orElseThrow().state() == DeliveryState.UNKNOWN_DESTINATION);
+      assertEquals(0, known.simulator().articles().size());
+
+      // The operator configures dest-A (an instance that knows it) and retries the delivery.
+      TestKit.Destination configured = kit.destination("dest-A", Behaviour.bare());
+      HeraldConsumer fixed =
+          kit.start(kit.properties(stack.groupId("unknown-fixed"), known, configured));
+      OperatorActions.Result retried =
+          fixed.operatorActions().retry(parked.id(), "alice", "configured dest-A");
+
+      assertEquals(
+          DeliveryState.PENDING,
+          assertInstanceOf(OperatorActions.Result.Applied.class, retried).to());
+      kit.awaitState(key, DeliveryState.PUBLISHED);
+      assertEquals(1, configured.simulator().articles().size());
+      assertEquals(
+          List.of(
+              "PublicationUnknownDestination:UNKNOWN_DESTINATION",
+              "PublicationRetrying:PENDING",
+              "PublicationPublished:PUBLISHED"),
+          kit.events(parked.id()));
     }
   }
 

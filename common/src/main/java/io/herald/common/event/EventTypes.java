@@ -21,6 +21,12 @@ public final class EventTypes {
   /** The destination rejected the article permanently, or an operator abandoned it. */
   public static final String PUBLICATION_FAILED = "PublicationFailed";
 
+  /**
+   * The consumer has no configuration for the delivery's destination (a typo, or one not configured
+   * yet): it is kept, not sent, until an operator retries it (once configured) or abandons it.
+   */
+  public static final String PUBLICATION_UNKNOWN_DESTINATION = "PublicationUnknownDestination";
+
   /** The same business key arrived with a different payload. */
   public static final String PUBLICATION_CONFLICT = "PublicationConflict";
 

@@ -51,8 +51,8 @@ public final class Deliveries implements DeliveryQueue {
       """
       INSERT INTO consumer.delivery AS d
         (id, job_id, message_id, tenant_id, article_id, revision_id, destination, idempotency_key,
-         payload_hash, content, trace_parent, trace_state)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)
+         payload_hash, content, trace_parent, trace_state, state, last_error)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?)
       ON CONFLICT (tenant_id, article_id, revision_id, destination) DO NOTHING
       RETURNING\s"""
           + SNAPSHOT_COLUMNS;
@@ -302,6 +302,20 @@ public final class Deliveries implements DeliveryQueue {
    * loser's {@code ON CONFLICT DO NOTHING} waits for the winner and then inserts nothing.
    */
   public IntakeResult insert(Connection connection, NewDelivery delivery) throws SQLException {
+    return insert(connection, delivery, Transition.received());
+  }
+
+  /**
+   * As {@link #insert(Connection, NewDelivery)}, the new delivery starting in {@code initial}'s
+   * state (the policy's {@code received}), with its status event in the same transaction when the
+   * transition is announced. An existing delivery is reported unchanged.
+   */
+  public IntakeResult insert(Connection connection, NewDelivery delivery, Transition initial)
+      throws SQLException {
+    if (initial.to() != DeliveryState.PENDING
+        && initial.to() != DeliveryState.UNKNOWN_DESTINATION) {
+      throw new IllegalArgumentException("A delivery starts PENDING or UNKNOWN_DESTINATION");
+    }
     PublicationRequested request = delivery.request();
     PublicationKey key = request.key();
     try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
@@ -317,9 +331,15 @@ public final class Deliveries implements DeliveryQueue {
       insert.setString(10, request.content().toString());
       insert.setString(11, delivery.traceParent());
       insert.setString(12, delivery.traceState());
+      insert.setString(13, initial.to().name());
+      insert.setString(14, initial.reason());
       try (ResultSet rows = insert.executeQuery()) {
         if (rows.next()) {
-          return new IntakeResult.Created(snapshot(rows));
+          DeliverySnapshot created = snapshot(rows);
+          if (initial.announced()) {
+            events.append(connection, created, initial.reason());
+          }
+          return new IntakeResult.Created(created);
         }
       }
     }

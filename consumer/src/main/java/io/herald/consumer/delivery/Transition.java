@@ -78,6 +78,16 @@ public record Transition(
     return to(DeliveryState.NEEDS_RECONCILIATION, reason);
   }
 
+  /** Received for a destination the consumer has no configuration for (announced). */
+  public static Transition unknownDestination(String reason) {
+    return to(DeliveryState.UNKNOWN_DESTINATION, reason);
+  }
+
+  /** A new delivery that waits to be claimed; intake announces nothing for it. */
+  public static Transition received() {
+    return new Transition(DeliveryState.PENDING, null, null, Duration.ZERO, false, false);
+  }
+
   public static Transition failed(String reason) {
     return to(DeliveryState.FAILED, reason);
   }

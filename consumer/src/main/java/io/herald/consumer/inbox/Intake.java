@@ -3,12 +3,14 @@ package io.herald.consumer.inbox;
 import io.herald.consumer.delivery.Deliveries;
 import io.herald.consumer.delivery.IntakeResult;
 import io.herald.consumer.delivery.NewDelivery;
+import io.herald.consumer.policy.DeliveryPolicy;
 import io.herald.runtime.db.Transactions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.function.Supplier;
 
@@ -41,10 +43,16 @@ public final class Intake {
 
   private final Deliveries deliveries;
   private final Supplier<UUID> ids;
+  private final Set<String> configuredDestinations;
 
-  Intake(Deliveries deliveries, Supplier<UUID> ids) {
+  /**
+   * @param configuredDestinations the destinations this consumer has {@code
+   *     consumer.destinations.*} for; a delivery for any other starts {@code UNKNOWN_DESTINATION}
+   */
+  Intake(Deliveries deliveries, Supplier<UUID> ids, Set<String> configuredDestinations) {
     this.deliveries = deliveries;
     this.ids = ids;
+    this.configuredDestinations = Set.copyOf(configuredDestinations);
   }
 
   List<Result> accept(List<Received> records) throws SQLException {
@@ -75,7 +83,8 @@ public final class Intake {
                 record.messageId(),
                 record.request(),
                 record.traceParent(),
-                record.traceState()));
+                record.traceState()),
+            DeliveryPolicy.received(record.request().key().destination(), configuredDestinations));
     if (intake instanceof IntakeResult.Conflict conflict) {
       deliveries
           .events()

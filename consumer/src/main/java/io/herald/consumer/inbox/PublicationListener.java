@@ -62,7 +62,7 @@ public final class PublicationListener
       Runnable onNewDeliveries) {
     this.dlqTopic = dlqTopic;
     this.knownDestinations = Set.copyOf(knownDestinations);
-    this.intake = new Intake(deliveries, ids);
+    this.intake = new Intake(deliveries, ids, this.knownDestinations);
     this.metrics = metrics;
     this.onNewDeliveries = onNewDeliveries;
     this.deadLetters =
@@ -134,12 +134,14 @@ public final class PublicationListener
               metrics.received("created");
               created = true;
               if (!knownDestinations.contains(c.delivery().destination())) {
-                // Kept, not dead-lettered: the request is valid and waits, PENDING, until the
-                // destination is configured. But nobody should have to discover that by chance.
+                // Kept, not dead-lettered: the request is valid. It waits in UNKNOWN_DESTINATION,
+                // announced to the writer's view, until an operator retries (once the destination
+                // is configured) or abandons it.
                 metrics.unknownDestination(c.delivery().destination());
                 log.error(
                     "Delivery {} ({}) is for destination '{}', which this consumer has no"
-                        + " consumer.destinations.{}.* for: it stays PENDING until one is configured",
+                        + " consumer.destinations.{}.* for: UNKNOWN_DESTINATION until an operator"
+                        + " retries it (once configured) or abandons it",
                     c.delivery().deliveryId(),
                     c.delivery().aggregateId(),
                     c.delivery().destination(),

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The delivery state machine of {@code docs/design.md} ("Delivery states"), as one pure function:
@@ -195,9 +196,9 @@ public final class DeliveryPolicy {
               OperatorAction.MARK_PUBLISHED,
               EnumSet.of(DeliveryState.NEEDS_RECONCILIATION, DeliveryState.UNCERTAIN),
               OperatorAction.RETRY,
-              EnumSet.of(DeliveryState.NEEDS_RECONCILIATION),
+              EnumSet.of(DeliveryState.NEEDS_RECONCILIATION, DeliveryState.UNKNOWN_DESTINATION),
               OperatorAction.ABANDON,
-              EnumSet.of(DeliveryState.NEEDS_RECONCILIATION)));
+              EnumSet.of(DeliveryState.NEEDS_RECONCILIATION, DeliveryState.UNKNOWN_DESTINATION)));
 
   private static final Set<DeliveryState> CLAIMABLE =
       Collections.unmodifiableSet(EnumSet.of(DeliveryState.PENDING, DeliveryState.RETRY_WAIT));
@@ -253,6 +254,30 @@ public final class DeliveryPolicy {
               : refuse("only an UNCERTAIN delivery is reconciled", state);
       case Input.Operator operator -> operator(state, operator);
     };
+  }
+
+  /**
+   * The state a new delivery starts in: {@code PENDING} (no event) when this consumer has a
+   * configuration for its destination; otherwise {@code UNKNOWN_DESTINATION}, announced, so the
+   * writer's view and the monitor show what would else wait unseen for ever (nothing claims a
+   * destination without a dispatcher). Static: the rule needs none of the policy's settings.
+   *
+   * @param destination the delivery's destination
+   * @param configured the destinations this consumer has {@code consumer.destinations.*} for
+   */
+  public static Transition received(String destination, Set<String> configured) {
+    Objects.requireNonNull(destination, "destination");
+    if (configured.contains(destination)) {
+      return Transition.received();
+    }
+    return Transition.unknownDestination(
+        "destination '"
+            + destination
+            + "' is not configured at this consumer (no consumer.destinations."
+            + destination
+            + ".*; configured: "
+            + String.join(", ", new TreeSet<>(configured))
+            + "): not sent; configure it and retry the delivery, or abandon it");
   }
 
   /**

@@ -8,6 +8,7 @@ import static io.herald.consumer.delivery.DeliveryState.PENDING;
 import static io.herald.consumer.delivery.DeliveryState.PUBLISHED;
 import static io.herald.consumer.delivery.DeliveryState.RETRY_WAIT;
 import static io.herald.consumer.delivery.DeliveryState.UNCERTAIN;
+import static io.herald.consumer.delivery.DeliveryState.UNKNOWN_DESTINATION;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -165,6 +166,9 @@ class DeliveryPolicyTest {
                 "PUBLISHED event",
                 "PENDING event attempts reset",
                 "ABANDONED event"),
+            // Received for a destination not configured: retried (once configured) or abandoned.
+            operatorRow(
+                UNKNOWN_DESTINATION, "REFUSED", "PENDING event attempts reset", "ABANDONED event"),
             operatorRow(PUBLISHED, "REFUSED", "REFUSED", "REFUSED"),
             operatorRow(FAILED, "REFUSED", "REFUSED", "REFUSED"),
             operatorRow(ABANDONED, "REFUSED", "REFUSED", "REFUSED"))
@@ -196,6 +200,38 @@ class DeliveryPolicyTest {
     assertEquals(expected, describe(POLICY.decide(state, input)));
   }
 
+  /** Intake: the destination, the destinations this consumer configures, the first state. */
+  static Stream<Arguments> received() {
+    Set<String> configured = Set.of("dest-a", "dest-b");
+    return Stream.of(
+        Arguments.of("dest-a", configured, "PENDING silently"),
+        Arguments.of("dest-b", configured, "PENDING silently"),
+        // A typo: destinations are compared exactly, as the dispatcher claims them.
+        Arguments.of("dest-A", configured, "UNKNOWN_DESTINATION event"),
+        Arguments.of("dest-z", configured, "UNKNOWN_DESTINATION event"),
+        Arguments.of("dest-a", Set.of(), "UNKNOWN_DESTINATION event"));
+  }
+
+  @ParameterizedTest(name = "{0} at {1} -> {2}")
+  @MethodSource("received")
+  void shouldStartADeliveryAsTheDesignTableSays(
+      String destination, Set<String> configured, String expected) {
+    assertEquals(
+        expected, describe(new Decision.Move(DeliveryPolicy.received(destination, configured))));
+  }
+
+  @Test
+  void shouldNameTheDestinationAndTheWayOutWhenItIsUnknown() {
+    Transition unknown = DeliveryPolicy.received("dest-A", Set.of("dest-b", "dest-a"));
+
+    assertEquals("PublicationUnknownDestination", unknown.eventType());
+    assertEquals(
+        "destination 'dest-A' is not configured at this consumer (no consumer.destinations.dest-A.*;"
+            + " configured: dest-a, dest-b): not sent; configure it and retry the delivery, or"
+            + " abandon it",
+        unknown.reason());
+  }
+
   @Test
   void shouldReachEveryTransitionTheDesignNames() {
     // docs/design.md, "Delivery states": the transitions the policy decides (a claim's
@@ -213,7 +249,9 @@ class DeliveryPolicyTest {
             "UNCERTAIN->NEEDS_RECONCILIATION",
             "NEEDS_RECONCILIATION->PUBLISHED",
             "NEEDS_RECONCILIATION->PENDING",
-            "NEEDS_RECONCILIATION->ABANDONED");
+            "NEEDS_RECONCILIATION->ABANDONED",
+            "UNKNOWN_DESTINATION->PENDING",
+            "UNKNOWN_DESTINATION->ABANDONED");
     Set<String> reached = new HashSet<>();
     Stream.concat(transitions(), operatorActions())
         .map(Arguments::get)
@@ -277,7 +315,7 @@ class DeliveryPolicyTest {
   void shouldNameTheAllowedStatesWhenRefusingAnOperator() {
     Decision refused = POLICY.decide(PUBLISHED, operator(OperatorAction.RETRY));
     assertEquals(
-        "RETRY applies to [NEEDS_RECONCILIATION] but the delivery is PUBLISHED",
+        "RETRY applies to [NEEDS_RECONCILIATION, UNKNOWN_DESTINATION] but the delivery is PUBLISHED",
         assertInstanceOf(Decision.Refuse.class, refused).reason());
     assertEquals(
         EnumSet.of(UNCERTAIN, NEEDS_RECONCILIATION),

@@ -33,6 +33,7 @@ final class StatusDecoder {
           "RETRY_WAIT",
           "UNCERTAIN",
           "NEEDS_RECONCILIATION",
+          "UNKNOWN_DESTINATION",
           "PUBLISHED",
           "FAILED",
           "ABANDONED",
@@ -44,6 +45,7 @@ final class StatusDecoder {
           EventTypes.PUBLICATION_RETRYING,
           EventTypes.PUBLICATION_UNCERTAIN,
           EventTypes.PUBLICATION_NEEDS_RECONCILIATION,
+          EventTypes.PUBLICATION_UNKNOWN_DESTINATION,
           EventTypes.PUBLICATION_FAILED,
           EventTypes.PUBLICATION_CONFLICT);
 

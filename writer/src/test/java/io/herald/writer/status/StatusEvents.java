@@ -86,6 +86,7 @@ final class StatusEvents implements AutoCloseable {
           case "UNCERTAIN" -> "PublicationUncertain";
           case "NEEDS_RECONCILIATION" -> "PublicationNeedsReconciliation";
           case "CONFLICT" -> "PublicationConflict";
+          case "UNKNOWN_DESTINATION" -> "PublicationUnknownDestination";
           default -> "PublicationFailed";
         };
     return new Event(

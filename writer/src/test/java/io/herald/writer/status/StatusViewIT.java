@@ -170,6 +170,20 @@ class StatusViewIT {
   }
 
   @Test
+  void shouldShowUnknownDestinationWhenTheConsumerHasNoConfigurationForIt() {
+    // Not REQUESTED for ever: the consumer's PublicationUnknownDestination reaches the job.
+    Job job = newJob();
+
+    events.send(
+        StatusEvents.event(job.id(), job.key(), "UNKNOWN_DESTINATION", null, Instant.now()));
+
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> assertThat(job.get().get("status").asText()).isEqualTo("UNKNOWN_DESTINATION"));
+  }
+
+  @Test
   void shouldSkipAnInvalidRecordAndApplyTheNextOne() {
     Job job = newJob();
     double invalid = counter("invalid");
