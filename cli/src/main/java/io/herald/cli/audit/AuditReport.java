@@ -63,6 +63,7 @@ record AuditReport(
       long staleStatusView,
       long missingStatusEvents,
       long orphans,
+      long unknownDestination,
       long violations) {
 
     static Figures of(Tally.Counts c, Instant now) {
@@ -95,6 +96,7 @@ record AuditReport(
           c.of(Finding.STALE_STATUS_VIEW),
           c.of(Finding.MISSING_STATUS_EVENT),
           c.of(Finding.ORPHAN),
+          c.of(Finding.UNKNOWN_DESTINATION),
           c.violations());
     }
 
@@ -239,6 +241,7 @@ record AuditReport(
       case DEAD_LETTERED -> overall.deadLettered();
       case NEEDS_RECONCILIATION -> overall.needsReconciliation();
       case ORPHAN -> overall.orphans();
+      case UNKNOWN_DESTINATION -> overall.unknownDestination();
     };
   }
 

@@ -20,7 +20,13 @@ final class Tally {
 
   /** States after which the writer's view and the status events must show the delivery's state. */
   private static final Set<String> ANNOUNCED =
-      Set.of("UNCERTAIN", "NEEDS_RECONCILIATION", "PUBLISHED", "FAILED", "ABANDONED");
+      Set.of(
+          "UNCERTAIN",
+          "NEEDS_RECONCILIATION",
+          "UNKNOWN_DESTINATION",
+          "PUBLISHED",
+          "FAILED",
+          "ABANDONED");
 
   private static final Set<String> WRITER_FINAL =
       Set.of("PUBLISHED", "FAILED", "ABANDONED", "CONFLICT");
@@ -39,6 +45,10 @@ final class Tally {
     MISSING_STATUS_EVENT("no status event for the delivery's state", true),
     DEAD_LETTERED("event dead-lettered (see herald dlq list)", false),
     NEEDS_RECONCILIATION("needs an operator (herald deliveries resolve)", false),
+    // Nothing lost: the consumer keeps it, announced; a person configures the destination and
+    // retries it, or abandons it.
+    UNKNOWN_DESTINATION(
+        "destination unknown to the consumer (configure it and retry, or abandon)", false),
     ORPHAN("consumer side without a writer job", false);
 
     final String label;
@@ -233,6 +243,8 @@ final class Tally {
             c.oldestNeedsReconciliation = min(c.oldestNeedsReconciliation, since);
           });
       find(tenant, Finding.NEEDS_RECONCILIATION, key);
+    } else if ("UNKNOWN_DESTINATION".equals(state)) {
+      find(tenant, Finding.UNKNOWN_DESTINATION, key + " for " + d.destination());
     } else if ("PUBLISHED".equals(state)) {
       each(tenant, c -> c.published++);
     } else {

@@ -38,7 +38,10 @@ final class Probe implements AutoCloseable {
   static final int OLDEST_AMONG = 1000;
 
   static final List<DeliveryState> WATCHED =
-      List.of(DeliveryState.UNCERTAIN, DeliveryState.NEEDS_RECONCILIATION);
+      List.of(
+          DeliveryState.UNCERTAIN,
+          DeliveryState.NEEDS_RECONCILIATION,
+          DeliveryState.UNKNOWN_DESTINATION);
 
   private final HttpClient http;
   private final Clock clock;

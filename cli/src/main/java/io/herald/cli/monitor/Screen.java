@@ -48,6 +48,7 @@ final class Screen {
     row("deliveries", deliveries(s));
     row("uncertain", attention(s, s.uncertain(), YELLOW));
     row("needs reconciliation", attention(s, s.needsReconciliation(), RED));
+    row("unknown destination", attention(s, s.unknownDestination(), RED));
     row("dlq arrivals", dlq(s));
     row("relay", s.relay().state() == null ? missing(s, "relay") : relayState(s.relay().state()));
     row(

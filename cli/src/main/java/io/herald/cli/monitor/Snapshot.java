@@ -18,6 +18,8 @@ import java.util.Objects;
  *     not configured: ...}
  * @param deliveries the consumer's {@code herald_consumer_deliveries} per state, in the states'
  *     order (the consumer refreshes it every {@code consumer.reconcile.interval})
+ * @param unknownDestination deliveries for a destination the consumer has no configuration for
+ *     (they wait for an operator's retry or abandon), with the oldest one's age
  * @param anyReached false when no source answered
  * @param destinations each destination's guarantee tier, from the consumer's {@code
  *     herald_consumer_destination_info}, marked paused or breaker open/half-open from {@code
@@ -31,6 +33,7 @@ record Snapshot(
     Map<String, Long> deliveries,
     Attention uncertain,
     Attention needsReconciliation,
+    Attention unknownDestination,
     DeadLetters dlq,
     Relay relay,
     Heartbeat heartbeat,
@@ -155,6 +158,7 @@ record Snapshot(
         deliveries,
         attention(current, deliveries, DeliveryState.UNCERTAIN, now),
         attention(current, deliveries, DeliveryState.NEEDS_RECONCILIATION, now),
+        attention(current, deliveries, DeliveryState.UNKNOWN_DESTINATION, now),
         dlq,
         relay(current),
         heartbeat(names, current, now),

@@ -127,6 +127,22 @@ class TallyTest {
   }
 
   @Test
+  void shouldNoteAnUnknownDestinationNeitherLostNorFailedNorAViolation() {
+    UUID typo = UUID.randomUUID();
+    tally.add(
+        job(typo, "UNKNOWN_DESTINATION", NOW.minus(Duration.ofHours(1))),
+        delivered(typo, "UNKNOWN_DESTINATION", 0, "UNKNOWN_DESTINATION"));
+
+    assertThat(tally.all().of(Tally.Finding.UNKNOWN_DESTINATION)).isEqualTo(1);
+    assertThat(tally.all().lost()).isZero();
+    assertThat(tally.all().failed).isZero();
+    assertThat(tally.all().violations()).isZero();
+    assertThat(tally.examples().get(Tally.Finding.UNKNOWN_DESTINATION).getFirst())
+        .endsWith(" for dest-a");
+    assertThat(AuditReport.Figures.of(tally.all(), NOW).unknownDestination()).isEqualTo(1);
+  }
+
+  @Test
   void shouldKeepTheFiguresOfEachTenantApart() {
     UUID a = UUID.randomUUID();
     tally.add(

@@ -20,6 +20,26 @@ class ScreenTest {
   }
 
   @Test
+  void shouldShowDeliveriesForAnUnknownDestinationWithTheOldestAge() {
+    Scrape consumer =
+        Scrape.parse(
+            ScrapeTest.CONSUMER
+                + "herald_consumer_deliveries{process=\"consumer\",state=\"UNKNOWN_DESTINATION\"}"
+                + " 3.0\n");
+    Observation o = with(down(T0), "consumer", consumer);
+    o = with(o, "oldest", Map.of("UNKNOWN_DESTINATION", T0.minusSeconds(30)));
+
+    Snapshot s = Snapshot.of(NAMES, null, null, o);
+
+    assertThat(s.unknownDestination()).isEqualTo(new Snapshot.Attention(3L, 30.0));
+    assertThat(Screen.render(s, false))
+        .containsPattern("(?m)^unknown destination +3, oldest 30s$")
+        .containsPattern("(?m)^deliveries +.*ABANDONED 0  UNKNOWN_DESTINATION 3$");
+    assertThat(Screen.render(consumerOnly(), false))
+        .containsPattern("(?m)^unknown destination +0$");
+  }
+
+  @Test
   void shouldShowEachFigureOnItsLineAndUnreachableWhereItsSourceDidNotAnswer() {
     String text = Screen.render(consumerOnly(), false);
 

@@ -33,7 +33,8 @@ class SnapshotTest {
             Map.entry("NEEDS_RECONCILIATION", 2L),
             Map.entry("PUBLISHED", 1L),
             Map.entry("FAILED", 0L),
-            Map.entry("ABANDONED", 0L));
+            Map.entry("ABANDONED", 0L),
+            Map.entry("UNKNOWN_DESTINATION", 0L));
     assertThat(s.needsReconciliation()).isEqualTo(new Snapshot.Attention(2L, 125.0));
     assertThat(s.uncertain()).isEqualTo(new Snapshot.Attention(0L, null));
     assertThat(s.anyReached()).isTrue();
