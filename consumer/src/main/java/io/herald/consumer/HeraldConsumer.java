@@ -106,7 +106,8 @@ public final class HeraldConsumer implements AutoCloseable {
                           destination, Executors.newVirtualThreadPerTaskExecutor())));
       DispatchSettings dispatch = config.dispatch();
       DeliveryPolicy policy = policy(dispatch, config.reconcile());
-      operatorActions = new OperatorActions(deliveries, policy, ids);
+      operatorActions =
+          new OperatorActions(deliveries, policy, ids, config.destinations().keySet());
 
       RetentionPurger purger = new RetentionPurger(pool, config.retention(), metrics);
       reconciler =

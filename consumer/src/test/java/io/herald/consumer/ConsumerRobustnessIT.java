@@ -87,6 +87,11 @@ class ConsumerRobustnessIT {
           .atMost(Duration.ofSeconds(5))
           .until(() -> kit.find(key).orElseThrow().state() == DeliveryState.UNKNOWN_DESTINATION);
       assertEquals(0, known.simulator().articles().size());
+      // A retry where dest-A is still not configured would only wait PENDING unseen: refused.
+      assertInstanceOf(
+          OperatorActions.Result.NotAllowed.class,
+          consumer.operatorActions().retry(parked.id(), "alice", "too early"));
+      assertEquals(DeliveryState.UNKNOWN_DESTINATION, kit.find(key).orElseThrow().state());
 
       // The operator configures dest-A (an instance that knows it) and retries the delivery.
       TestKit.Destination configured = kit.destination("dest-A", Behaviour.bare());

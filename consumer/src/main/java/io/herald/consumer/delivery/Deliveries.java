@@ -236,7 +236,7 @@ public final class Deliveries implements DeliveryQueue {
           + CLAIM_COLUMNS;
 
   private static final String LOCK_BY_ID =
-      "SELECT d.state FROM consumer.delivery d WHERE d.id = ? FOR UPDATE";
+      "SELECT d.state, d.destination FROM consumer.delivery d WHERE d.id = ? FOR UPDATE";
 
   private static final String OPERATOR_UPDATE =
       """
@@ -571,11 +571,22 @@ public final class Deliveries implements DeliveryQueue {
    */
   public Optional<DeliveryState> lockState(Connection connection, UUID deliveryId)
       throws SQLException {
+    return lock(connection, deliveryId).map(Locked::state);
+  }
+
+  /** A delivery locked for an operator's decision: its state and destination. */
+  public record Locked(DeliveryState state, String destination) {}
+
+  /**
+   * As {@link #lockState}, with the delivery's destination (an operator's retry of an {@code
+   * UNKNOWN_DESTINATION} delivery depends on it).
+   */
+  public Optional<Locked> lock(Connection connection, UUID deliveryId) throws SQLException {
     try (PreparedStatement lock = connection.prepareStatement(LOCK_BY_ID)) {
       lock.setObject(1, deliveryId);
       try (ResultSet rows = lock.executeQuery()) {
         return rows.next()
-            ? Optional.of(DeliveryState.valueOf(rows.getString(1)))
+            ? Optional.of(new Locked(DeliveryState.valueOf(rows.getString(1)), rows.getString(2)))
             : Optional.empty();
       }
     }

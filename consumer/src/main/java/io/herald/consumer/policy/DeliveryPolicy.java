@@ -119,11 +119,24 @@ public final class DeliveryPolicy {
      * An operator's decision.
      *
      * @param remoteId the article's id at the destination ({@code MARK_PUBLISHED} only)
+     * @param destinationConfigured whether this consumer has a configuration for the delivery's
+     *     destination: an {@code UNKNOWN_DESTINATION} delivery is retried only once it has, else it
+     *     would wait {@code PENDING} for a dispatcher that never comes
      */
-    record Operator(OperatorAction action, String remoteId, String actor, String reason)
+    record Operator(
+        OperatorAction action,
+        String remoteId,
+        String actor,
+        String reason,
+        boolean destinationConfigured)
         implements Input {
       public Operator {
         Objects.requireNonNull(action, "action");
+      }
+
+      /** A decision about a delivery whose destination is configured. */
+      public Operator(OperatorAction action, String remoteId, String actor, String reason) {
+        this(action, remoteId, actor, reason, true);
       }
     }
   }
@@ -441,6 +454,14 @@ public final class DeliveryPolicy {
     if (!allowed.contains(state)) {
       return new Decision.Refuse(
           action + " applies to " + allowed + " but the delivery is " + state);
+    }
+    if (action == OperatorAction.RETRY
+        && state == DeliveryState.UNKNOWN_DESTINATION
+        && !operator.destinationConfigured()) {
+      return new Decision.Refuse(
+          "RETRY of an UNKNOWN_DESTINATION delivery needs its destination configured at this"
+              + " consumer (consumer.destinations.<name>.*, then a restart); until then ABANDON"
+              + " applies");
     }
     String reason = "operator " + operator.actor() + ": " + action + ": " + operator.reason();
     return move(

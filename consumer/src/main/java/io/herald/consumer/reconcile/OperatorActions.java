@@ -15,6 +15,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,11 +66,35 @@ public final class OperatorActions {
   private final Deliveries deliveries;
   private final DeliveryPolicy policy;
   private final Supplier<UUID> ids;
+  private final Predicate<String> configured;
 
+  /** Operator actions at a consumer that treats every destination as configured. */
   public OperatorActions(Deliveries deliveries, DeliveryPolicy policy, Supplier<UUID> ids) {
+    this(deliveries, policy, ids, destination -> true);
+  }
+
+  /**
+   * @param configuredDestinations the destinations this consumer has {@code
+   *     consumer.destinations.*} for: only those of an {@code UNKNOWN_DESTINATION} delivery can be
+   *     retried
+   */
+  public OperatorActions(
+      Deliveries deliveries,
+      DeliveryPolicy policy,
+      Supplier<UUID> ids,
+      Set<String> configuredDestinations) {
+    this(deliveries, policy, ids, Set.copyOf(configuredDestinations)::contains);
+  }
+
+  private OperatorActions(
+      Deliveries deliveries,
+      DeliveryPolicy policy,
+      Supplier<UUID> ids,
+      Predicate<String> configured) {
     this.deliveries = Objects.requireNonNull(deliveries, "deliveries");
     this.policy = Objects.requireNonNull(policy, "policy");
     this.ids = Objects.requireNonNull(ids, "ids");
+    this.configured = configured;
   }
 
   /** The operator established that the article exists at the destination as {@code remoteId}. */
@@ -100,16 +125,22 @@ public final class OperatorActions {
       requireText("remoteId", remoteId);
     }
     UUID actionId = ids.get();
-    Input.Operator input = new Input.Operator(action, remoteId, actor, reason);
     Result result =
         Transactions.inTransaction(
             deliveries.dataSource(),
             connection -> {
-              Optional<DeliveryState> current = deliveries.lockState(connection, deliveryId);
+              Optional<Deliveries.Locked> current = deliveries.lock(connection, deliveryId);
               if (current.isEmpty()) {
                 return new Result.NotFound(deliveryId);
               }
-              DeliveryState from = current.get();
+              DeliveryState from = current.get().state();
+              Input.Operator input =
+                  new Input.Operator(
+                      action,
+                      remoteId,
+                      actor,
+                      reason,
+                      configured.test(current.get().destination()));
               Decision decision = policy.decide(from, input);
               if (decision instanceof Decision.Refuse refuse) {
                 return new Result.NotAllowed(

@@ -221,6 +221,27 @@ class DeliveryPolicyTest {
   }
 
   @Test
+  void shouldRetryAnUnknownDestinationOnlyOnceItIsConfigured() {
+    Input still = new Input.Operator(OperatorAction.RETRY, null, "alice", "typo fixed?", false);
+    Input abandon = new Input.Operator(OperatorAction.ABANDON, null, "alice", "typo", false);
+
+    assertEquals(
+        "RETRY of an UNKNOWN_DESTINATION delivery needs its destination configured at this"
+            + " consumer (consumer.destinations.<name>.*, then a restart); until then ABANDON"
+            + " applies",
+        assertInstanceOf(Decision.Refuse.class, POLICY.decide(UNKNOWN_DESTINATION, still))
+            .reason());
+    assertEquals("ABANDONED event", describe(POLICY.decide(UNKNOWN_DESTINATION, abandon)));
+    // Elsewhere the destination is configured by construction: nothing else changes.
+    assertEquals(
+        "PENDING event attempts reset",
+        describe(
+            POLICY.decide(
+                NEEDS_RECONCILIATION,
+                new Input.Operator(OperatorAction.RETRY, null, "alice", "checked", false))));
+  }
+
+  @Test
   void shouldNameTheDestinationAndTheWayOutWhenItIsUnknown() {
     Transition unknown = DeliveryPolicy.received("dest-A", Set.of("dest-b", "dest-a"));
 
