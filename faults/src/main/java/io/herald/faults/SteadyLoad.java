@@ -12,11 +12,13 @@ import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -47,8 +49,6 @@ final class SteadyLoad {
   private final int clients;
   private final Duration spread;
   private final Queue<Answer> answers = new ConcurrentLinkedQueue<>();
-  private final AtomicInteger unexpected = new AtomicInteger();
-  private final Set<String> created = ConcurrentHashMap.newKeySet();
   private final AtomicInteger resent = new AtomicInteger();
   private final AtomicInteger unavailable = new AtomicInteger();
   private final AtomicInteger timedOut = new AtomicInteger();
@@ -115,7 +115,43 @@ final class SteadyLoad {
    * second 201 for one intent.
    */
   int unexpected() {
-    return unexpected.get();
+    return unexpected(List.copyOf(answers));
+  }
+
+  /**
+   * The answers no right writer could give. Requests for one intent race when the writer is slow (a
+   * frozen database): whichever commits first is created (201) and decides the intent's content;
+   * every other request is a replay (200) if it carries that content, a conflict (409) if not. So
+   * an exact replay may be the 201 and its original the 200, and a conflicting payload may win and
+   * the original get the 409. Wrong: a second 201 for one intent, a 200 or 201 whose content
+   * differs from another acknowledged one's, a 409 for the acknowledged content, any other status.
+   */
+  static int unexpected(List<Answer> answers) {
+    Map<String, List<Answer>> byIntent = new HashMap<>();
+    for (Answer answer : answers) {
+      byIntent.computeIfAbsent(intentKey(answer.request()), k -> new ArrayList<>()).add(answer);
+    }
+    int wrong = 0;
+    for (List<Answer> intent : byIntent.values()) {
+      Set<String> acknowledged = new HashSet<>();
+      int created = 0;
+      for (Answer answer : intent) {
+        if (answer.status() == 201 || answer.status() == 200) {
+          acknowledged.add(answer.request().body());
+          created += answer.status() == 201 ? 1 : 0;
+        }
+      }
+      wrong += Math.max(0, created - 1) + Math.max(0, acknowledged.size() - 1);
+      for (Answer answer : intent) {
+        boolean conflict = answer.status() == 409;
+        if (conflict && acknowledged.contains(answer.request().body())) {
+          wrong++;
+        } else if (!conflict && answer.status() != 200 && answer.status() != 201) {
+          wrong++;
+        }
+      }
+    }
+    return wrong;
   }
 
   /** Requests sent again after a failure without an answer or a 503. */
@@ -180,8 +216,13 @@ final class SteadyLoad {
   }
 
   /** The intent a request is for: tenant, article, revision and destination of its body. */
-  private static String intentKey(Request request) throws IOException {
-    JsonNode body = Json.mapper().readTree(request.body());
+  private static String intentKey(Request request) {
+    JsonNode body;
+    try {
+      body = Json.mapper().readTree(request.body());
+    } catch (IOException e) {
+      throw new IllegalStateException("a request of the load is not JSON: " + request.body(), e);
+    }
     return request.tenant()
         + "/"
         + body.path("articleId").asText()
@@ -193,17 +234,6 @@ final class SteadyLoad {
 
   private void record(Request request, HttpResponse<String> response) throws IOException {
     int status = response.statusCode();
-    // Requests for one intent race when the writer is slow (a frozen database): whichever commits
-    // first is created (201), every later one is a replay (200, same content) or a conflict (409,
-    // other content). So an exact replay may be the 201 and its original the 200, and a
-    // conflicting payload may win over the original; what may never happen is a 409 for the same
-    // content, a 200 for other content, or a second 201 for one intent.
-    boolean sameContent = request.expected() != 409;
-    boolean expected =
-        status == 201 ? created.add(intentKey(request)) : status == (sameContent ? 200 : 409);
-    if (!expected) {
-      unexpected.incrementAndGet();
-    }
     UUID jobId = null;
     String key = null;
     if (status / 100 == 2) {
