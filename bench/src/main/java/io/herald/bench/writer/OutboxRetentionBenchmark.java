@@ -6,8 +6,6 @@ import io.herald.devstack.PostgresServer;
 import io.herald.writer.WriterProcess;
 import io.herald.writer.auth.TenantTokens;
 import io.herald.writer.config.WriterConfig;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -176,11 +174,7 @@ public final class OutboxRetentionBenchmark {
             + postgresVersion
             + "\n\n"
             + table;
-    System.out.println();
-    System.out.println(text);
-    Path out = Path.of("target", "benchmarks", "writer-retention.md");
-    Files.createDirectories(out.getParent());
-    Files.writeString(out, text);
+    WriterBenchmark.printAndSave("writer-retention.md", text);
   }
 
   private static String rates(List<WriterBenchmark.Result> results) {

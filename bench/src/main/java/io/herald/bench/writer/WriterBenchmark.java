@@ -13,6 +13,7 @@ import io.herald.writer.config.WriterConfig;
 import io.herald.writer.job.JobStore;
 import io.herald.writer.outbox.OutboxWriter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -327,9 +328,14 @@ public final class WriterBenchmark {
             + postgresVersion
             + " on the same machine\n\n"
             + table;
+    printAndSave("writer.md", text);
+  }
+
+  /** Prints a benchmark's report and keeps it as {@code target/benchmarks/<fileName>}. */
+  static void printAndSave(String fileName, String text) throws IOException {
     System.out.println();
     System.out.println(text);
-    Path out = Path.of("target", "benchmarks", "writer.md");
+    Path out = Path.of("target", "benchmarks", fileName);
     Files.createDirectories(out.getParent());
     Files.writeString(out, text);
   }
