@@ -51,13 +51,17 @@ import org.apache.kafka.common.TopicPartition;
  * <p>Checked per injection, as this class's own invariants: (a) one reader on the slot at a time,
  * sampled every {@link #SAMPLE_EVERY} through the fault from {@code pg_stat_replication}
  * (walsenders of the pipeline's database in state {@code streaming}; at most 1) and {@code
- * pg_replication_slots.active_pid}; (b) the woken relay publishes nothing: the idempotent producer
- * of the frozen relay is identified at the broker ({@code Admin.describeProducers}: the producer
- * that appended last to the event topics, read {@link #SETTLE} after the SIGSTOP, when nothing the
- * frozen process sent can still be on its way) and its last sequence per partition must not grow
- * after the SIGCONT. Its published-events counter is also read before the SIGSTOP and after it
- * stands by again ({@code woken_published}, a figure only: the read before the SIGSTOP races with
- * the relay's own publishing). The checker covers 0 lost.
+ * pg_replication_slots.active_pid}; (b) the woken relay publishes nothing, judged at the broker
+ * ({@code Admin.describeProducers}). The frozen relay's producer is the one that appended last,
+ * read {@link #SETTLE} after the SIGSTOP (when nothing the frozen process sent can still be on its
+ * way); its state per partition is read again right before the SIGCONT and once the woken relay
+ * stands by. Relays of one slot share a {@code transactional.id}, so the relay taking over has the
+ * same producer id at a higher epoch and the broker refuses the lower one: any epoch going back
+ * after the SIGCONT is a write of the woken relay. Were the producers distinct (no shared id), any
+ * change of the frozen producer's state after the SIGCONT would be. Its published-events counter is
+ * also read before the SIGSTOP and after it stands by again ({@code woken_published}, a figure
+ * only: the read before the SIGSTOP races with the relay's own publishing). The checker covers 0
+ * lost.
  */
 final class RelayFreeze implements FaultClass {
 
@@ -134,8 +138,9 @@ final class RelayFreeze implements FaultClass {
     Thread sampling = Thread.ofPlatform().name("faults-slot-readers").start(sampler);
     long takeover;
     long sent = 0;
-    Map<TopicPartition, Long> before;
-    long oldProducer;
+    Map<TopicPartition, ProducerState> atWake;
+    long frozenProducer;
+    boolean shared;
     try (Admin admin = admin()) {
       // A backlog the frozen relay holds in memory (engine queue, batches in flight) when it stops:
       // what it could publish after its SIGCONT.
@@ -145,12 +150,12 @@ final class RelayFreeze implements FaultClass {
       try {
         // Whatever the frozen process had sent is at the broker by now.
         Thread.sleep(SETTLE.toMillis());
-        Map<Long, ProducerState> states = producers(admin);
-        oldProducer = latest(states);
-        before = sequences(admin, oldProducer);
+        frozenProducer = latest(producers(admin));
         await(pipeline, other + " streaming", p -> streams(p, other));
         takeover = Duration.ofNanos(System.nanoTime() - stopped).toMillis();
         Thread.sleep(extra);
+        shared = latest(producers(admin)) == frozenProducer;
+        atWake = states(admin, frozenProducer);
       } finally {
         frozen.signal("CONT");
       }
@@ -164,9 +169,16 @@ final class RelayFreeze implements FaultClass {
             woken + " exited after its SIGCONT instead of standing by: " + frozen.logFile());
         pipeline.restart(woken);
       }
-      Map<TopicPartition, Long> after = sequences(admin, oldProducer);
-      for (Map.Entry<TopicPartition, Long> partition : after.entrySet()) {
-        sent += partition.getValue() - before.getOrDefault(partition.getKey(), -1L);
+      Map<TopicPartition, ProducerState> after = states(admin, frozenProducer);
+      List<String> writes = new ArrayList<>();
+      for (Map.Entry<TopicPartition, ProducerState> partition : after.entrySet()) {
+        ProducerState was = atWake.get(partition.getKey());
+        ProducerState now = partition.getValue();
+        long appended = wokenAppends(was, now, shared);
+        if (appended > 0) {
+          sent += appended;
+          writes.add(partition.getKey() + ": " + describe(was) + " -> " + describe(now));
+        }
       }
       wokenProducerSends += sent;
       if (sent > 0) {
@@ -175,12 +187,10 @@ final class RelayFreeze implements FaultClass {
                 + " published "
                 + sent
                 + " record(s) with producer "
-                + oldProducer
-                + " after its SIGCONT (last sequences before "
-                + before
-                + ", after "
-                + after
-                + ")");
+                + frozenProducer
+                + (shared ? " (shared by both relays)" : "")
+                + " after its SIGCONT: "
+                + writes);
       }
     } finally {
       sampler.stop();
@@ -319,7 +329,7 @@ final class RelayFreeze implements FaultClass {
     return producers;
   }
 
-  /** The producer that appended last: the streaming relay's, right after it froze. */
+  /** The producer that appended last: the streaming relay's. */
   private static long latest(Map<Long, ProducerState> producers) {
     return producers.values().stream()
         .max((a, b) -> Long.compare(a.lastTimestamp(), b.lastTimestamp()))
@@ -327,22 +337,48 @@ final class RelayFreeze implements FaultClass {
         .orElseThrow(() -> new IllegalStateException("no producer has written the event topics"));
   }
 
-  /** {@code producer}'s last sequence per partition, -1 where it never wrote. */
-  private Map<TopicPartition, Long> sequences(Admin admin, long producer)
+  /** {@code producer}'s state per partition where it has one. */
+  private Map<TopicPartition, ProducerState> states(Admin admin, long producer)
       throws InterruptedException, ExecutionException, TimeoutException {
-    Map<TopicPartition, Long> sequences = new HashMap<>();
-    Map<TopicPartition, PartitionProducerState> states =
-        admin.describeProducers(partitions(admin)).all().get(30, TimeUnit.SECONDS);
-    for (Map.Entry<TopicPartition, PartitionProducerState> partition : states.entrySet()) {
-      long last = -1;
+    Map<TopicPartition, ProducerState> states = new HashMap<>();
+    for (Map.Entry<TopicPartition, PartitionProducerState> partition :
+        admin.describeProducers(partitions(admin)).all().get(30, TimeUnit.SECONDS).entrySet()) {
       for (ProducerState state : partition.getValue().activeProducers()) {
         if (state.producerId() == producer) {
-          last = state.lastSequence();
+          states.put(partition.getKey(), state);
         }
       }
-      sequences.put(partition.getKey(), last);
     }
-    return sequences;
+    return states;
+  }
+
+  /**
+   * Records the woken relay appended to one partition, judged from the frozen producer's state
+   * right before the SIGCONT ({@code was}, null where it had none) and after ({@code now}).
+   *
+   * @param shared whether the relay that took over writes with the same producer id (one {@code
+   *     transactional.id}): then only an epoch going back is the woken relay's, since every later
+   *     append of the new leader carries a higher one
+   */
+  static long wokenAppends(ProducerState was, ProducerState now, boolean shared) {
+    if (shared) {
+      return was != null && now.producerEpoch() < was.producerEpoch()
+          ? Math.max(1, now.lastSequence() + 1)
+          : 0;
+    }
+    if (was == null) {
+      return now.lastSequence() + 1;
+    }
+    if (now.producerEpoch() != was.producerEpoch()) {
+      return Math.max(1, now.lastSequence() + 1);
+    }
+    return Math.max(0, now.lastSequence() - was.lastSequence());
+  }
+
+  private static String describe(ProducerState state) {
+    return state == null
+        ? "none"
+        : "epoch " + state.producerEpoch() + " sequence " + state.lastSequence();
   }
 
   /** Samples the slot's readers until stopped; owned by one injection. */

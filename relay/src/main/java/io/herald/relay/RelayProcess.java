@@ -11,6 +11,7 @@ import io.herald.relay.offsets.OffsetTopic;
 import io.herald.relay.offsets.StoredOffsets;
 import io.herald.relay.sink.KafkaBatchSink;
 import io.herald.relay.sink.OutboxRecordConverter;
+import io.herald.relay.sink.RelayPublishException;
 import io.herald.relay.slot.PostgresSlots;
 import io.herald.relay.slot.SlotGapException;
 import io.herald.relay.slot.SlotGuard;
@@ -191,6 +192,21 @@ public final class RelayProcess implements AutoCloseable {
       engine = running;
       if (stopping) {
         return OptionalInt.of(EXIT_OK);
+      }
+      try {
+        // Before the engine streams: a former leader woken later can no longer commit anything.
+        sink.fence();
+      } catch (RelayPublishException e) {
+        if (stopping) {
+          return OptionalInt.of(EXIT_OK);
+        }
+        if (next(LeaderWatch.Engine.FAILED) == LeaderWatch.Next.BACK_TO_STANDBY) {
+          return backToStandby(null, "lost the leader lock while fencing former producers: " + e);
+        }
+        log.error(
+            "Could not fence the former producers of slot '{}'", engineProperties.slotName(), e);
+        status.failed("fencing the former producers failed: " + e.getMessage());
+        return OptionalInt.of(EXIT_ENGINE_FAILED);
       }
       endFormerReader();
       running.start();

@@ -175,10 +175,11 @@ public final class RelayConfig extends ProcessConfig {
     List<String> transforms = values.get(DEBEZIUM_TRANSFORMS);
     List<String> predicates = values.get(DEBEZIUM_PREDICATES);
     StreamIdleWait idleWait = STREAM.read(values);
-    this.producer =
-        ProducerSettings.from(
-            values.passThrough(DEBEZIUM_SINK_KAFKA_PRODUCER), values.get(KAFKA_BOOTSTRAP_SERVERS));
-    Map<String, Object> kafkaClient = ProducerSettings.clientSettings(producer);
+    Map<String, String> producerPassThrough = values.passThrough(DEBEZIUM_SINK_KAFKA_PRODUCER);
+    // The shared client settings (brokers, security) do not depend on the slot.
+    Map<String, Object> kafkaClient =
+        ProducerSettings.clientSettings(
+            ProducerSettings.from(producerPassThrough, values.get(KAFKA_BOOTSTRAP_SERVERS), ""));
     this.engine =
         EngineProperties.from(
                 source,
@@ -192,6 +193,9 @@ public final class RelayConfig extends ProcessConfig {
                 DebeziumPatches.of(values.get(ENGINE_DEBEZIUM_PATCHES)))
             .withStreamIdleWait(idleWait)
             .withKafkaClient(kafkaClient);
+    this.producer =
+        ProducerSettings.from(
+            producerPassThrough, values.get(KAFKA_BOOTSTRAP_SERVERS), engine.slotName());
     ConfigProblems problems = new ConfigProblems();
     validate(values, source, idleWait, problems);
     EngineChecks.check(engine, source, transforms, predicates, kafkaClient, problems);

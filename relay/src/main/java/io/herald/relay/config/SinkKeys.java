@@ -56,7 +56,7 @@ public final class SinkKeys {
                     prefix + ".batches-in-flight",
                     ConfigType.INT,
                     2,
-                    "Full engine batches the sink may leave unacknowledged while the engine prepares the next (0 waits for every acknowledgement first). Records are still marked for the offset commit only once acknowledged; a crash may re-send up to this many more batches.")
+                    "Full engine batches the sink may leave in its open Kafka transaction while the engine prepares the next (0 commits every batch first). Records are still marked for the offset commit only once their transaction commits; a crash may re-send up to this many more batches.")
                 .validatedBy(Validator.between(0, 16)));
   }
 

@@ -5,7 +5,7 @@ import java.util.Map;
 
 /**
  * The sink's {@code KafkaProducer} settings: Herald's defaults, overlaid by {@code
- * debezium.sink.kafka.producer.*}, with the two settings the guarantee depends on forced.
+ * debezium.sink.kafka.producer.*}, with the settings the guarantee depends on forced.
  *
  * <ul>
  *   <li>{@code acks=all}, {@code enable.idempotence=true} (forced; the config refuses either under
@@ -18,13 +18,23 @@ import java.util.Map;
  *       so the linger never delays the batch's tail.
  *   <li>{@code delivery.timeout.ms=120000}: the producer retries a send internally this long before
  *       the sink's own backoff takes over.
+ *   <li>{@code transactional.id=herald-relay-<slot>} unless set: the sink writes in transactions so
+ *       that a relay taking over fences the one before it at the broker (a frozen leader woken
+ *       after the takeover gets every send refused, nothing it still held becomes visible). Every
+ *       relay of one slot must use the same id, and relays of different slots or deployments
+ *       sharing a cluster different ids.
  * </ul>
  */
 public final class ProducerSettings {
 
   private ProducerSettings() {}
 
-  public static Map<String, Object> from(Map<String, String> passThrough, String bootstrapServers) {
+  /**
+   * @param slotName the replication slot the relay streams from, which names the default {@code
+   *     transactional.id}
+   */
+  public static Map<String, Object> from(
+      Map<String, String> passThrough, String bootstrapServers, String slotName) {
     Map<String, Object> config = new HashMap<>();
     config.put("client.id", "herald-relay");
     config.put("max.in.flight.requests.per.connection", "5");
@@ -32,6 +42,7 @@ public final class ProducerSettings {
     config.put("batch.size", Integer.toString(256 * 1024));
     config.put("compression.type", "lz4");
     config.put("delivery.timeout.ms", "120000");
+    config.put("transactional.id", "herald-relay-" + slotName);
     config.putAll(passThrough);
     config.put("bootstrap.servers", bootstrapServers);
     config.put("acks", "all");

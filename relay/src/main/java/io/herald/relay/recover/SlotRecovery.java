@@ -321,9 +321,10 @@ public final class SlotRecovery {
   }
 
   /**
-   * Sends the rows stamped from {@code from} on, in id order, in chunks whose acknowledgements are
-   * awaited in order; the first failure is thrown (a new run republishes from the start: duplicates
-   * only). Reads in one transaction begun after the slot was created.
+   * Sends the rows stamped from {@code from} on, in id order, in chunks each committed as one Kafka
+   * transaction (with the relay's transactional.id) whose acknowledgements are awaited in order;
+   * the first failure is thrown (a new run republishes from the start: duplicates only). Reads in
+   * one transaction begun after the slot was created.
    */
   private long republish(Source source, Instant from)
       throws SQLException, InterruptedException, ExecutionException {
@@ -339,17 +340,24 @@ public final class SlotRecovery {
         statement.setFetchSize(SEND_CHUNK);
         statement.setTimestamp(1, Timestamp.from(from));
         List<Future<?>> chunk = new ArrayList<>(SEND_CHUNK);
+        // The relay's own transactional.id: this also fences a relay still running on the slot.
+        producer.initTransactions();
         try (ResultSet rows = statement.executeQuery()) {
           while (rows.next()) {
             ProducerRecord<byte[], byte[]> record = routing.convert(row(rows), clock.instant());
+            if (chunk.isEmpty()) {
+              producer.beginTransaction();
+            }
             chunk.add(producer.send(record));
             sent++;
             if (chunk.size() == SEND_CHUNK) {
-              settle(producer, chunk);
+              commit(producer, chunk);
             }
           }
         }
-        settle(producer, chunk);
+        if (!chunk.isEmpty()) {
+          commit(producer, chunk);
+        }
       } finally {
         connection.rollback();
       }
@@ -357,9 +365,10 @@ public final class SlotRecovery {
     return sent;
   }
 
-  private static void settle(KafkaProducer<byte[], byte[]> producer, List<Future<?>> chunk)
+  /** Commits the chunk's transaction; a send that failed fails the run (before the commit). */
+  private static void commit(KafkaProducer<byte[], byte[]> producer, List<Future<?>> chunk)
       throws InterruptedException, ExecutionException {
-    producer.flush();
+    producer.commitTransaction();
     for (Future<?> send : chunk) {
       send.get();
     }

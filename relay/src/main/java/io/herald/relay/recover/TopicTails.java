@@ -19,8 +19,11 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
- * Reads the last record of every partition of a topic: where the events that reached Kafka end. Not
- * thread-safe; one consumer per call.
+ * Reads the last committed record of every partition of a topic: where the events that reached
+ * Kafka end. The relay writes in transactions, so a partition's last offsets are commit markers and
+ * may be records of aborted transactions (a fenced former leader's): it reads {@code
+ * read_committed} backwards from the end in widening windows until a record shows. Not thread-safe;
+ * one consumer per call.
  */
 final class TopicTails {
 
@@ -43,6 +46,7 @@ final class TopicTails {
     Map<String, Object> config = new HashMap<>(kafka);
     config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     config.put(ConsumerConfig.CLIENT_ID_CONFIG, "herald-relay-recover");
+    config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     List<PartitionTail> tails = new ArrayList<>();
     try (KafkaConsumer<byte[], byte[]> consumer =
         new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
@@ -55,42 +59,62 @@ final class TopicTails {
       Map<TopicPartition, Long> begin = consumer.beginningOffsets(partitions, timeout);
       Map<TopicPartition, Long> end = consumer.endOffsets(partitions, timeout);
       for (TopicPartition partition : partitions) {
-        long last = end.get(partition) - 1;
-        if (last < begin.get(partition)) {
-          continue;
-        }
-        tails.add(lastRecord(consumer, partition, last, timeout));
+        lastRecord(consumer, partition, begin.get(partition), end.get(partition), timeout)
+            .ifPresent(tails::add);
       }
     }
     tails.sort((a, b) -> Integer.compare(a.partition(), b.partition()));
     return tails;
   }
 
-  private static PartitionTail lastRecord(
+  /** Offsets read back from the end at first; each empty window doubles the next. */
+  private static final long FIRST_WINDOW = 64;
+
+  /**
+   * The last committed record before {@code end} (the last stable offset), or empty when the
+   * partition holds none from {@code begin} on.
+   */
+  private static Optional<PartitionTail> lastRecord(
       KafkaConsumer<byte[], byte[]> consumer,
       TopicPartition partition,
-      long last,
+      long begin,
+      long end,
       Duration timeout) {
     consumer.assign(List.of(partition));
-    consumer.seek(partition, last);
     long deadline = System.nanoTime() + timeout.toNanos();
-    ConsumerRecord<byte[], byte[]> found = null;
-    while (consumer.position(partition, timeout) <= last) {
-      if (System.nanoTime() > deadline) {
-        throw new TimeoutException(
-            "Timed out after " + timeout + " reading offset " + last + " of " + partition);
-      }
-      for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-        if (record.offset() <= last) {
-          found = record;
+    long to = end;
+    for (long window = FIRST_WINDOW; to > begin; window *= 2) {
+      long from = Math.max(begin, to - window);
+      consumer.seek(partition, from);
+      ConsumerRecord<byte[], byte[]> found = null;
+      while (consumer.position(partition, timeout) < to) {
+        if (System.nanoTime() > deadline) {
+          throw new TimeoutException(
+              "Timed out after "
+                  + timeout
+                  + " reading offsets "
+                  + from
+                  + " to "
+                  + to
+                  + " of "
+                  + partition);
+        }
+        for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+          if (record.offset() < to) {
+            found = record;
+          }
         }
       }
+      if (found != null) {
+        return Optional.of(tail(partition, found));
+      }
+      to = from;
     }
-    if (found == null) {
-      // The last offset was not a record (a transaction marker); nothing before it was read.
-      throw new IllegalStateException(
-          "Offset " + last + " of " + partition + " holds no record; cannot tell where it ends");
-    }
+    return Optional.empty();
+  }
+
+  private static PartitionTail tail(
+      TopicPartition partition, ConsumerRecord<byte[], byte[]> found) {
     Header id = found.headers().lastHeader("id");
     Optional<UUID> eventId = Optional.empty();
     if (id != null) {

@@ -16,36 +16,49 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.InvalidProducerEpochException;
+import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.TransactionAbortableException;
 import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The engine's batch consumer: publishes every record to Kafka and lets the engine commit an offset
- * only for records Kafka has acknowledged.
+ * The engine's batch consumer: publishes every record to Kafka in transactions and lets the engine
+ * commit an offset only for records whose transaction Kafka has committed.
  *
- * <p>Each batch is sent whole, then <em>settled</em>: its sends are awaited in order, each record
- * is marked processed only after its acknowledgement, and the batch is marked finished once all
- * are. The first failed send stops the marking: a retriable failure re-sends everything from that
- * record on (the records after it may then reach Kafka twice, which the consumer's inbox absorbs);
- * any other failure, or a retriable one outlasting {@link SendRetry#giveUpAfter()}, is thrown,
- * which stops the engine with no offset past the unacknowledged record.
+ * <p><b>Fencing.</b> The producer is transactional ({@code transactional.id}, shared by every relay
+ * of one slot). {@link #fence()} runs before each term's engine starts: it makes the broker refuse
+ * every later send and commit of any earlier producer of that id and aborts the transaction such a
+ * producer left open. A leader frozen (SIGSTOP, a paused VM) with records in flight and woken after
+ * a standby took over therefore publishes nothing: what it still held stays in an aborted
+ * transaction, invisible to the {@code read_committed} readers (the consumer, the CLI), and its
+ * next call fails with {@link ProducerFencedException}, which stops its engine.
+ *
+ * <p>Each batch is sent whole inside the open transaction (begun with its first publishable
+ * record), then the transaction is <em>committed and settled</em>: after the commit, each record is
+ * marked processed in order and each batch marked finished. A failed transaction is aborted and
+ * everything not yet marked is re-sent in a new one (the aborted copies are never visible); a
+ * commit or abort that outlasts {@code max.block.ms} is called again. A non-retriable failure,
+ * being fenced, or a retriable one outlasting {@link SendRetry#giveUpAfter()} is thrown, which
+ * stops the engine with no offset past the first unmarked record.
  *
  * <p><b>Pipelining.</b> A full batch ({@link Pipelining#fullBatchSize()} records: the engine had
- * more queued) is left in flight: the sink returns to the engine, which prepares the next batch
- * while Kafka acknowledges this one, and settles it when the batch {@link
- * Pipelining#batchesInFlight()} places later has been sent. A batch smaller than that (the engine
- * emptied its queue) is flushed and settled at once, with every batch still in flight before it, so
- * an idle relay holds nothing unacknowledged and a trickle's events are not delayed by {@code
- * linger.ms}. A batch left in flight when the backlog ends exactly at a full batch is settled by
- * the next call, at the latest with the next heartbeat event. Marking never runs ahead of the
- * acknowledgements, so pipelining changes only how many records a crash may re-send, never which
- * are lost (none).
+ * more queued) leaves the transaction open: the sink returns to the engine, which prepares the next
+ * batch while Kafka acknowledges this one, until {@link Pipelining#batchesInFlight()} full batches
+ * are open; the next batch commits them all. A batch smaller than that (the engine emptied its
+ * queue) commits at once, so an idle relay holds no open transaction and a trickle's events are
+ * visible as soon as they are acknowledged. A transaction left open when the backlog ends exactly
+ * at a full batch is committed by the next call, at the latest with the next heartbeat event.
+ * Marking never runs ahead of the commits, so pipelining changes only how many records a crash may
+ * re-send, never which are lost (none).
  *
  * <p>The engine calls {@link #handleBatch} from one thread at a time; {@link #stop()} may be called
- * from any thread, after which every batch is settled before {@link #handleBatch} returns.
+ * from any thread, after which every batch is committed before {@link #handleBatch} returns.
  */
 public final class KafkaBatchSink
     implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> {
@@ -61,8 +74,11 @@ public final class KafkaBatchSink
 
   private final OffsetHighWater highWater = new OffsetHighWater();
 
-  /** Sent, not yet settled, oldest first. Only the engine's thread touches it. */
+  /** Sent, not yet marked, oldest first. Only the engine's thread touches it. */
   private final ArrayDeque<SentBatch> inFlight = new ArrayDeque<>();
+
+  /** Whether a transaction is begun and neither committed nor aborted; engine thread only. */
+  private boolean transactionOpen;
 
   /** Size of {@link #inFlight}, for {@link #awaitSettled}; guarded by {@code this}. */
   private int unsettled;
@@ -70,12 +86,12 @@ public final class KafkaBatchSink
   private volatile boolean stopping;
 
   /**
-   * How far the sink may run ahead of Kafka's acknowledgements.
+   * How far the sink may run ahead of Kafka's commits.
    *
    * @param fullBatchSize the engine's {@code max.batch.size}: a batch this large means more was
    *     queued
-   * @param batchesInFlight full batches left unsettled when the sink returns to the engine; 0 waits
-   *     for every acknowledgement before taking the next batch (both from the relay's validated
+   * @param batchesInFlight full batches left in the open transaction when the sink returns to the
+   *     engine; 0 commits every batch before taking the next (both from the relay's validated
    *     configuration: {@code debezium.source.max.batch.size}, {@code
    *     relay.sink.batches-in-flight})
    */
@@ -97,7 +113,32 @@ public final class KafkaBatchSink
   }
 
   /**
-   * Makes every later batch settle before returning, and a batch that is waiting out a Kafka outage
+   * Registers the producer's {@code transactional.id} with its coordinator, which fences every
+   * earlier producer of the id (see the class comment). Called once, before the engine starts;
+   * retried while Kafka is unreachable, within {@link SendRetry#giveUpAfter()}.
+   *
+   * @throws RelayPublishException when Kafka refuses (authorization, a broker without
+   *     transactions), the retries give up, or the sink is stopped meanwhile
+   */
+  public void fence() throws InterruptedException {
+    Failures failures = new Failures();
+    while (true) {
+      try {
+        producer.initTransactions();
+        return;
+      } catch (TimeoutException e) {
+        failures.backOff(e, true, "the transaction coordinator");
+      } catch (KafkaException e) {
+        throw new RelayPublishException(
+            "Kafka refused the relay's transactional producer (is the transactional.id allowed, and"
+                + " do the brokers support transactions?); nothing was sent",
+            e);
+      }
+    }
+  }
+
+  /**
+   * Makes every later batch commit before returning, and a batch that is waiting out a Kafka outage
    * give up at its next backoff.
    */
   public void stop() {
@@ -127,18 +168,12 @@ public final class KafkaBatchSink
       DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
       throws InterruptedException {
     SentBatch sent = new SentBatch(batch, committer, converter);
-    sent.sendFrom(0, producer);
     inFlight.addLast(sent);
-    int keep =
-        batch.size() >= pipelining.fullBatchSize() && !stopping ? pipelining.batchesInFlight() : 0;
-    if (keep == 0) {
-      // Without this the batch's tail would wait out linger.ms before it is even sent.
-      producer.flush();
-    }
     try {
-      while (inFlight.size() > keep) {
-        settleOldest();
-        inFlight.removeFirst();
+      send(sent);
+      boolean full = batch.size() >= pipelining.fullBatchSize() && !stopping;
+      if (!full || inFlight.size() > pipelining.batchesInFlight()) {
+        commitAndSettle();
       }
     } finally {
       synchronized (this) {
@@ -148,88 +183,159 @@ public final class KafkaBatchSink
     }
   }
 
+  /** Sends the batch's unmarked records, beginning a transaction if one is needed and none open. */
+  private void send(SentBatch batch) {
+    if (!batch.publishesFrom(batch.next)) {
+      return;
+    }
+    if (!transactionOpen) {
+      try {
+        producer.beginTransaction();
+      } catch (KafkaException e) {
+        throw isFenced(e)
+            ? fenced(e)
+            : publishFailure(batch, "the producer cannot begin a transaction", e);
+      }
+      transactionOpen = true;
+    }
+    batch.sendFrom(batch.next, producer);
+  }
+
   /**
-   * Awaits the oldest batch's sends in order, marking each record, re-sending after failures. Every
-   * batch before it is settled, so a failure re-sends from its first unacknowledged record on.
+   * Commits the open transaction and marks every batch in flight, in order. A failed transaction is
+   * aborted and its unmarked records re-sent in a new one; a record whose {@code send} itself threw
+   * (it never joined the transaction) is re-sent from, after the records before it are marked.
    */
-  private void settleOldest() throws InterruptedException {
-    SentBatch batch = inFlight.getFirst();
+  private void commitAndSettle() throws InterruptedException {
     status.sending();
-    int attempt = 0;
-    long firstFailureNanos = 0;
+    Failures failures = new Failures();
+    boolean abort = false;
+    boolean resend = false;
     while (true) {
-      Throwable failure = batch.awaitAndMark(highWater);
-      if (failure == null) {
-        break;
+      try {
+        if (abort) {
+          abort();
+          abort = false;
+          resend = true;
+        }
+        if (resend) {
+          resend = false;
+          for (SentBatch batch : inFlight) {
+            send(batch);
+          }
+        }
+        if (transactionOpen) {
+          producer.commitTransaction();
+          transactionOpen = false;
+        }
+        Throwable failed = markCommitted();
+        if (failed == null) {
+          break;
+        }
+        resend = true;
+        failures.backOff(failed, isRetriable(failed), describe(inFlight.getFirst()));
+      } catch (TimeoutException e) {
+        // The commit (or abort) outlasted max.block.ms and may still complete: it is called again.
+        failures.backOff(e, true, describe(inFlight.getFirst()));
+      } catch (KafkaException e) {
+        if (isFenced(e)) {
+          throw fenced(e);
+        }
+        abort = true;
+        failures.backOff(e, isRetriable(e), describe(inFlight.getFirst()));
       }
-      metrics.sendError();
-      attempt++;
-      if (attempt == 1) {
-        firstFailureNanos = System.nanoTime();
-      }
-      String where = describe(batch.unsettledRecord());
-      boolean retriable = failure instanceof RetriableException;
-      Duration failingFor = Duration.ofNanos(System.nanoTime() - firstFailureNanos);
-      if (!retriable || stopping || failingFor.compareTo(retry.giveUpAfter()) >= 0) {
-        String reason =
-            !retriable
-                ? "non-retriable error"
-                : stopping ? "relay is stopping" : "Kafka failing for " + failingFor;
-        throw new RelayPublishException(
-            "Kafka did not acknowledge "
-                + where
-                + " after "
-                + attempt
-                + " attempt(s) ("
-                + reason
-                + "); no offset passes this record, it is read again from the slot on restart",
-            failure);
-      }
-      Duration backoff = retry.backoff(attempt);
-      status.transition(RelayStatus.Phase.STREAMING, RelayStatus.Phase.KAFKA_UNAVAILABLE);
-      log.warn(
-          "Kafka did not acknowledge {} (attempt {}, failing for {}); re-sending it and the {}"
-              + " records sent after it ({} batches in flight) in {}",
-          where,
-          attempt,
-          failingFor,
-          unsettledAfterFailure(),
-          inFlight.size(),
-          backoff,
-          failure);
-      Thread.sleep(backoff.toMillis());
-      metrics.sendRetry();
-      resendUnacknowledged();
     }
-    batch.committer.markBatchFinished();
     status.transition(RelayStatus.Phase.KAFKA_UNAVAILABLE, RelayStatus.Phase.STREAMING);
-    status.batchDone(batch.published);
-    metrics.published(batch.published);
-    metrics.skipped(batch.skipped());
-    metrics.batch(batch.size(), Duration.ofNanos(System.nanoTime() - batch.sentNanos));
+  }
+
+  /** Aborts the open transaction; a failure other than a timeout leaves the producer unusable. */
+  private void abort() {
+    if (!transactionOpen) {
+      return;
+    }
+    try {
+      producer.abortTransaction();
+    } catch (TimeoutException e) {
+      throw e;
+    } catch (KafkaException e) {
+      throw isFenced(e)
+          ? fenced(e)
+          : publishFailure(inFlight.getFirst(), "the failed transaction cannot be aborted", e);
+    }
+    transactionOpen = false;
   }
 
   /**
-   * Re-sends the oldest batch from its first unacknowledged record and every batch sent after it,
-   * in the original order, so no record overtakes an earlier one of its key.
+   * Marks the committed batches' records in order, finishing each batch; returns the first failed
+   * send (its batch and those after it stay in flight), or null when all are marked.
    */
-  private void resendUnacknowledged() {
-    for (SentBatch batch : inFlight) {
-      batch.sendFrom(batch.next, producer);
+  private Throwable markCommitted() throws InterruptedException {
+    while (!inFlight.isEmpty()) {
+      SentBatch batch = inFlight.getFirst();
+      Throwable failure = batch.awaitAndMark(highWater);
+      if (failure != null) {
+        return failure;
+      }
+      batch.committer.markBatchFinished();
+      status.batchDone(batch.published);
+      metrics.published(batch.published);
+      metrics.skipped(batch.skipped());
+      metrics.batch(batch.size(), Duration.ofNanos(System.nanoTime() - batch.sentNanos));
+      inFlight.removeFirst();
     }
-    producer.flush();
+    return null;
   }
 
-  /** Records sent after the oldest batch's failed one, which its re-send sends again. */
-  private int unsettledAfterFailure() {
-    int count = -1;
-    for (SentBatch batch : inFlight) {
-      count += batch.size() - batch.next;
+  /**
+   * Whether {@code failure} may pass by itself: a retriable cause anywhere in its chain, or no
+   * broker error at all (the transaction manager's own "can no longer retry them, it is safe to
+   * abort the transaction and continue" after expired batches). A broker error that is not
+   * retriable (a record too large, a topic refused) would fail the same way again.
+   */
+  private static boolean isRetriable(Throwable failure) {
+    boolean brokerError = false;
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof RetriableException || cause instanceof TransactionAbortableException) {
+        return true;
+      }
+      brokerError |= cause instanceof ApiException;
     }
-    return count;
+    return !brokerError;
   }
 
-  private static String describe(SourceRecord record) {
+  /** Whether a newer producer of the same {@code transactional.id} has taken over. */
+  private static boolean isFenced(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof ProducerFencedException
+          || cause instanceof InvalidProducerEpochException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static RelayPublishException fenced(KafkaException e) {
+    return new RelayPublishException(
+        "Kafka fenced this relay's producer (its transactional.id): another relay of the slot took"
+            + " over, or the open transaction outlasted transaction.timeout.ms while this process"
+            + " was paused. Nothing this relay still held was committed; the leader streams it"
+            + " again",
+        e);
+  }
+
+  private static RelayPublishException publishFailure(
+      SentBatch batch, String reason, Throwable failure) {
+    return new RelayPublishException(
+        "Kafka did not commit "
+            + describe(batch)
+            + " ("
+            + reason
+            + "); no offset passes this record, it is read again from the slot on restart",
+        failure);
+  }
+
+  private static String describe(SentBatch batch) {
+    SourceRecord record = batch.unsettledRecord();
     Header id = record.headers().lastWithName("id");
     return "record for topic '"
         + record.topic()
@@ -237,6 +343,53 @@ public final class KafkaBatchSink
         + (id == null ? "" : " id " + id.value())
         + " at source offset "
         + record.sourceOffset();
+  }
+
+  /**
+   * Counts one settling's failures against {@link SendRetry}: backs off before the next try, or
+   * throws when the failure is not retriable, the sink is stopping, or Kafka has failed for {@link
+   * SendRetry#giveUpAfter()}.
+   */
+  private final class Failures {
+    private int attempts;
+    private long firstNanos;
+
+    void backOff(Throwable failure, boolean retriable, String where) throws InterruptedException {
+      metrics.sendError();
+      attempts++;
+      if (attempts == 1) {
+        firstNanos = System.nanoTime();
+      }
+      Duration failingFor = Duration.ofNanos(System.nanoTime() - firstNanos);
+      if (!retriable || stopping || failingFor.compareTo(retry.giveUpAfter()) >= 0) {
+        String reason =
+            !retriable
+                ? "non-retriable error"
+                : stopping ? "relay is stopping" : "Kafka failing for " + failingFor;
+        throw new RelayPublishException(
+            "Kafka did not commit "
+                + where
+                + " after "
+                + attempts
+                + " attempt(s) ("
+                + reason
+                + "); no offset passes this record, it is read again from the slot on restart",
+            failure);
+      }
+      Duration backoff = retry.backoff(attempts);
+      status.transition(RelayStatus.Phase.STREAMING, RelayStatus.Phase.KAFKA_UNAVAILABLE);
+      log.warn(
+          "Kafka did not commit {} (attempt {}, failing for {}); trying again in {} ({} batches in"
+              + " flight)",
+          where,
+          attempts,
+          failingFor,
+          backoff,
+          inFlight.size(),
+          failure);
+      Thread.sleep(backoff.toMillis());
+      metrics.sendRetry();
+    }
   }
 
   /** One engine batch: its records, their Kafka sends, and how far it is settled. */
@@ -270,6 +423,16 @@ public final class KafkaBatchSink
 
     int size() {
       return events.size();
+    }
+
+    /** Whether any record from {@code from} on is published (not a heartbeat). */
+    boolean publishesFrom(int from) {
+      for (int i = from; i < outgoing.size(); i++) {
+        if (outgoing.get(i) != null) {
+          return true;
+        }
+      }
+      return false;
     }
 
     SourceRecord unsettledRecord() {

@@ -44,6 +44,8 @@ class RelayConfigTest {
     assertEquals(Duration.ofSeconds(10), config.standby().deadPeerTimeout());
     assertEquals(Duration.ofMinutes(10), config.sendRetry().giveUpAfter());
     assertEquals("all", config.producer().get("acks"));
+    // Shared by every relay of the slot, so that the one taking over fences the one before it.
+    assertEquals("herald-relay-herald_relay", config.producer().get("transactional.id"));
     assertEquals(1L << 30, config.slotLag().warnBytes());
     assertEquals(new KafkaBatchSink.Pipelining(512, 2), config.pipelining());
   }

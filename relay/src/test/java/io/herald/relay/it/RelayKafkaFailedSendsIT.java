@@ -19,10 +19,10 @@ class RelayKafkaFailedSendsIT {
   private static final int BACKLOG = 150_000;
 
   /**
-   * Kafka fails the sends of a backlog drain while the sink has full batches in flight (a short
-   * {@code delivery.timeout.ms}, so the producer gives up within the outage): the sink re-sends
-   * from the first unacknowledged record, the later batches in flight included, and once Kafka is
-   * back every event arrives, in commit order per key.
+   * Kafka fails the sends of a backlog drain while the sink has full batches in its open
+   * transaction (a short {@code delivery.timeout.ms}, so the producer gives up within the outage):
+   * the sink aborts the transaction and re-sends every unmarked record, the later batches in flight
+   * included, in a new one, and once Kafka is back every event arrives, in commit order per key.
    */
   @Test
   void shouldResendEveryBatchInFlightInOrderWhenKafkaFailsThemMidDrain(StackContext context)

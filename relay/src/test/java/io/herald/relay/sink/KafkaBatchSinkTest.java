@@ -2,7 +2,6 @@ package io.herald.relay.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
@@ -17,12 +16,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.NotEnoughReplicasException;
+import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.header.ConnectHeaders;
@@ -117,6 +119,17 @@ class KafkaBatchSinkTest {
 
   private static KafkaBatchSink sink(
       MockProducer<byte[], byte[]> producer, KafkaBatchSink.Pipelining pipelining) {
+    KafkaBatchSink sink = unfenced(producer, pipelining);
+    try {
+      sink.fence();
+    } catch (InterruptedException e) {
+      throw new IllegalStateException(e);
+    }
+    return sink;
+  }
+
+  private static KafkaBatchSink unfenced(
+      MockProducer<byte[], byte[]> producer, KafkaBatchSink.Pipelining pipelining) {
     RelayStatus status = new RelayStatus(Clock.systemUTC());
     return new KafkaBatchSink(
         producer,
@@ -200,7 +213,8 @@ class KafkaBatchSinkTest {
 
     sink.handleBatch(List.of(event("events", "a"), event("events", "b")), committer);
 
-    assertThat(sent(producer)).containsExactly("a", "b");
+    assertThat(producer.uncommittedRecords()).hasSize(2);
+    assertThat(producer.transactionInFlight()).isTrue();
     assertThat(committer.processed).isEmpty();
     assertThat(committer.batchesFinished).isZero();
 
@@ -209,40 +223,181 @@ class KafkaBatchSinkTest {
 
     assertThat(committer.processed).containsExactly("a", "b", "c");
     assertThat(committer.batchesFinished).isEqualTo(2);
+    assertThat(sent(producer)).containsExactly("a", "b", "c");
+    assertThat(producer.commitCount()).isEqualTo(1);
+  }
+
+  /** Times out the first commits (as an EndTxn outlasting max.block.ms) and notes the marks. */
+  private static final class SlowCommitProducer extends MockProducer<byte[], byte[]> {
+    private final RecordingCommitter committer;
+    private int timeoutsLeft;
+    final List<Integer> markedAtCommit = new ArrayList<>();
+
+    SlowCommitProducer(RecordingCommitter committer, int timeouts) {
+      super(false, null, new ByteArraySerializer(), new ByteArraySerializer());
+      this.committer = committer;
+      this.timeoutsLeft = timeouts;
+    }
+
+    @Override
+    public void commitTransaction() {
+      markedAtCommit.add(processed(committer).size());
+      if (timeoutsLeft > 0) {
+        timeoutsLeft--;
+        throw new TimeoutException("Timeout expired while awaiting EndTxn");
+      }
+      super.commitTransaction();
+    }
   }
 
   @Test
-  void shouldNotMarkAPipelinedRecordBeforeKafkaAcknowledgesIt() throws Exception {
-    MockProducer<byte[], byte[]> producer = manualProducer();
+  void shouldMarkNothingBeforeTheTransactionCommitsAndCallATimedOutCommitAgain() throws Exception {
     RecordingCommitter committer = new RecordingCommitter();
+    SlowCommitProducer producer = new SlowCommitProducer(committer, 2);
     KafkaBatchSink sink = sink(producer, new KafkaBatchSink.Pipelining(2, 1));
-    sink.handleBatch(List.of(event("events", "a"), event("events", "b")), committer);
 
-    CompletableFuture<Void> second =
-        CompletableFuture.runAsync(
-            () -> {
-              try {
-                sink.handleBatch(List.of(event("events", "c"), event("events", "d")), committer);
-              } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-              }
-            });
-    await().atMost(Duration.ofSeconds(10)).until(() -> producer.history().size() == 4);
-    assertThat(second).isNotDone();
-    synchronized (committer) {
-      assertThat(committer.processed).isEmpty();
+    sink.handleBatch(List.of(event("events", "a"), event("events", "b")), committer);
+    sink.handleBatch(List.of(event("events", "c"), event("events", "d")), committer);
+
+    // Two full batches in one transaction: committed (after two timed-out tries) by the second.
+    assertThat(producer.markedAtCommit).containsExactly(0, 0, 0);
+    assertThat(processed(committer)).containsExactly("a", "b", "c", "d");
+    assertThat(committer.batchesFinished).isEqualTo(2);
+    assertThat(sent(producer)).containsExactly("a", "b", "c", "d");
+    assertThat(producer.transactionAborted()).isFalse();
+  }
+
+  /** Fails the first commits as a transaction whose send failed does (abortable). */
+  private static final class AbortableCommitProducer extends MockProducer<byte[], byte[]> {
+    private final RuntimeException failure;
+    private int failuresLeft;
+    int aborts;
+
+    AbortableCommitProducer(RuntimeException failure, int failures) {
+      super(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+      this.failure = failure;
+      this.failuresLeft = failures;
     }
 
-    assertThat(producer.completeNext()).isTrue();
-    await().atMost(Duration.ofSeconds(10)).until(() -> processed(committer).size() == 1);
-    assertThat(processed(committer)).containsExactly("a");
-    assertThat(second).isNotDone();
+    @Override
+    public void commitTransaction() {
+      if (failuresLeft > 0) {
+        failuresLeft--;
+        throw failure;
+      }
+      super.commitTransaction();
+    }
 
-    assertThat(producer.completeNext()).isTrue();
-    second.get(10, TimeUnit.SECONDS);
-    // The second full batch stays in flight, unmarked.
-    assertThat(processed(committer)).containsExactly("a", "b");
-    assertThat(committer.batchesFinished).isEqualTo(1);
+    @Override
+    public void abortTransaction() {
+      aborts++;
+      super.abortTransaction();
+    }
+  }
+
+  @Test
+  void shouldAbortAFailedTransactionAndResendEveryUnmarkedRecordInANewOne() throws Exception {
+    AbortableCommitProducer producer =
+        new AbortableCommitProducer(
+            new KafkaException(
+                "The client hasn't received acknowledgment for some previously sent messages and"
+                    + " can no longer retry them. It is safe to abort the transaction and"
+                    + " continue."),
+            1);
+    RecordingCommitter committer = new RecordingCommitter();
+
+    sink(producer).handleBatch(List.of(event("events", "a"), event("events", "b")), committer);
+
+    assertThat(producer.aborts).isEqualTo(1);
+    assertThat(committer.processed).containsExactly("a", "b");
+    // Only the new transaction's copies were committed; the aborted ones are never visible.
+    assertThat(sent(producer)).containsExactly("a", "b");
+  }
+
+  @Test
+  void shouldRetryATransactionFailedByARetriableBrokerError() throws Exception {
+    AbortableCommitProducer producer =
+        new AbortableCommitProducer(
+            new KafkaException(
+                "Cannot execute transactional method because we are in an error state",
+                new NotEnoughReplicasException("1 in sync, 2 needed")),
+            2);
+    RecordingCommitter committer = new RecordingCommitter();
+
+    sink(producer).handleBatch(List.of(event("events", "a")), committer);
+
+    assertThat(producer.aborts).isEqualTo(2);
+    assertThat(committer.processed).containsExactly("a");
+  }
+
+  @Test
+  void shouldStopWithoutMarkingWhenAnotherRelayFencedTheProducerAtCommit() {
+    AbortableCommitProducer producer =
+        new AbortableCommitProducer(new ProducerFencedException("epoch 7 is older than 8"), 1);
+    RecordingCommitter committer = new RecordingCommitter();
+
+    assertThatThrownBy(
+            () ->
+                sink(producer)
+                    .handleBatch(List.of(event("events", "a"), event("events", "b")), committer))
+        .isInstanceOf(RelayPublishException.class)
+        .hasMessageContaining("fenced")
+        .hasCauseInstanceOf(ProducerFencedException.class);
+    assertThat(producer.aborts).isZero();
+    assertThat(committer.processed).isEmpty();
+  }
+
+  @Test
+  void shouldStopWithoutSendingWhenFencedBeforeTheBatch() throws Exception {
+    MockProducer<byte[], byte[]> producer = manualProducer();
+    KafkaBatchSink sink = sink(producer);
+    producer.fenceProducer();
+    RecordingCommitter committer = new RecordingCommitter();
+
+    assertThatThrownBy(() -> sink.handleBatch(List.of(event("events", "a")), committer))
+        .isInstanceOf(RelayPublishException.class)
+        .hasMessageContaining("fenced");
+    assertThat(producer.history()).isEmpty();
+    assertThat(committer.processed).isEmpty();
+  }
+
+  @Test
+  void shouldRetryFencingWhileTheCoordinatorIsUnreachableAndRefuseAnAuthorizationFailure()
+      throws Exception {
+    MockProducer<byte[], byte[]> slow =
+        new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer()) {
+          private int timeouts = 2;
+
+          @Override
+          public void initTransactions() {
+            if (timeouts-- > 0) {
+              throw new TimeoutException(
+                  "Timeout expired after 60000ms while awaiting InitProducerId");
+            }
+            super.initTransactions();
+          }
+        };
+    unfenced(slow, new KafkaBatchSink.Pipelining(100, 1)).fence();
+    assertThat(slow.transactionInitialized()).isTrue();
+
+    MockProducer<byte[], byte[]> refused = manualProducer();
+    refused.initTransactionException = new TransactionalIdAuthorizationException("not allowed");
+    assertThatThrownBy(() -> unfenced(refused, new KafkaBatchSink.Pipelining(100, 1)).fence())
+        .isInstanceOf(RelayPublishException.class)
+        .hasMessageContaining("transactional.id")
+        .hasCauseInstanceOf(TransactionalIdAuthorizationException.class);
+  }
+
+  @Test
+  void shouldHoldNoOpenTransactionForABatchOfHeartbeatsOnly() throws Exception {
+    MockProducer<byte[], byte[]> producer = manualProducer();
+    RecordingCommitter committer = new RecordingCommitter();
+
+    sink(producer).handleBatch(List.of(event("__debezium-heartbeat.herald", "hb")), committer);
+
+    assertThat(committer.processed).containsExactly("hb");
+    assertThat(producer.transactionInFlight()).isFalse();
+    assertThat(producer.commitCount()).isZero();
   }
 
   private static List<String> processed(RecordingCommitter committer) {
