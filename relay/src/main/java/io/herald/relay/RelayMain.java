@@ -11,6 +11,7 @@ import io.herald.relay.health.RelayHealth;
 import io.herald.relay.health.RelayMetrics;
 import io.herald.relay.health.RelayStatus;
 import io.herald.relay.offsets.OffsetTopic;
+import io.herald.relay.slot.FailoverSlot;
 import io.herald.relay.slot.PostgresSlots;
 import io.herald.runtime.db.DatabaseConfig;
 import io.herald.runtime.db.Databases;
@@ -20,6 +21,7 @@ import io.herald.runtime.process.ProcessLifecycle;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -75,11 +77,15 @@ public final class RelayMain {
             .endpoint(config.ops())
             .healthCheck(health.relay())
             .healthCheck(health.slotLag())
+            .healthCheck(health.slotFailover())
             .start());
     RelayProcess process =
         new RelayProcess(
             config,
             slots,
+            config.slotFailover()
+                ? Optional.of(new FailoverSlot(pool, database, engine.slotName()))
+                : Optional.empty(),
             new LeaderLock(database, config.standby()),
             new OffsetTopic(
                 ProducerSettings.clientSettings(config.producer()),

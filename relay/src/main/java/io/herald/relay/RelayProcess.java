@@ -12,6 +12,7 @@ import io.herald.relay.offsets.StoredOffsets;
 import io.herald.relay.sink.KafkaBatchSink;
 import io.herald.relay.sink.OutboxRecordConverter;
 import io.herald.relay.sink.RelayPublishException;
+import io.herald.relay.slot.FailoverSlot;
 import io.herald.relay.slot.PostgresSlots;
 import io.herald.relay.slot.SlotGapException;
 import io.herald.relay.slot.SlotGuard;
@@ -19,6 +20,7 @@ import io.herald.relay.slot.SlotLagMonitor;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -79,6 +81,7 @@ public final class RelayProcess implements AutoCloseable {
   private final RelayConfig config;
   private final EngineProperties engineProperties;
   private final PostgresSlots slots;
+  private final Optional<FailoverSlot> failover;
   private final LeaderLock lock;
   private final OffsetTopic offsetTopic;
   private final RelayStatus status;
@@ -89,9 +92,13 @@ public final class RelayProcess implements AutoCloseable {
   private volatile RelayEngine engine;
   private volatile KafkaBatchSink sink;
 
+  /**
+   * @param failover the slot's failover handling when {@code relay.slot.failover} is on
+   */
   public RelayProcess(
       RelayConfig config,
       PostgresSlots slots,
+      Optional<FailoverSlot> failover,
       LeaderLock lock,
       OffsetTopic offsetTopic,
       RelayStatus status,
@@ -100,6 +107,7 @@ public final class RelayProcess implements AutoCloseable {
     this.config = config;
     this.engineProperties = config.engine();
     this.slots = slots;
+    this.failover = failover;
     this.lock = lock;
     this.offsetTopic = offsetTopic;
     this.status = status;
@@ -209,6 +217,27 @@ public final class RelayProcess implements AutoCloseable {
         return OptionalInt.of(EXIT_ENGINE_FAILED);
       }
       endFormerReader();
+      if (failover.isPresent()) {
+        OptionalInt refused;
+        try {
+          refused = prepareFailover(failover.get());
+        } catch (SQLException e) {
+          if (next(LeaderWatch.Engine.FAILED) == LeaderWatch.Next.BACK_TO_STANDBY) {
+            return backToStandby(null, "lost the leader lock while preparing the slot: " + e);
+          }
+          log.error("Could not make slot '{}' a failover slot", engineProperties.slotName(), e);
+          status.failed("setting up the failover slot failed: " + e.getMessage());
+          return OptionalInt.of(EXIT_ENGINE_FAILED);
+        }
+        if (refused.isPresent()) {
+          return refused;
+        }
+        lagMonitor.scheduleWithFixedDelay(
+            () -> checkFailover(failover.get(), false),
+            config.slotLag().checkInterval().toMillis(),
+            config.slotLag().checkInterval().toMillis(),
+            TimeUnit.MILLISECONDS);
+      }
       running.start();
       expireLockWhenIdle();
       OptionalInt exit = watch(running);
@@ -249,6 +278,61 @@ public final class RelayProcess implements AutoCloseable {
           "Could not end the session still reading slot '{}' (SQLState {}); the engine retries the"
               + " slot until that session ends",
           slotName,
+          e.getSQLState(),
+          e);
+    }
+  }
+
+  /**
+   * Before the engine streams (the slot is free): refuses a server without failover slots, sets the
+   * slot's flag if unset, and reports the readiness. A database error here is a failed term like
+   * any other start-up check.
+   */
+  private OptionalInt prepareFailover(FailoverSlot slot) throws SQLException {
+    FailoverSlot.Readiness readiness = slot.read();
+    if (readiness.serverVersion() < FailoverSlot.MINIMUM_SERVER_VERSION) {
+      String reason =
+          "relay.slot.failover=true needs PostgreSQL 17 or later (failover slots); the server is"
+              + " version "
+              + readiness.serverVersion();
+      log.error(reason);
+      status.failed(reason);
+      return OptionalInt.of(EXIT_REFUSED);
+    }
+    if (!readiness.failover()) {
+      slot.enable();
+      log.info(
+          "Set failover = true on slot '{}': a standby with sync_replication_slots = on keeps a"
+              + " copy of it",
+          engineProperties.slotName());
+    }
+    checkFailover(slot, true);
+    return OptionalInt.empty();
+  }
+
+  /**
+   * Reads the readiness into the status; logs it at start and whenever it turns bad or good (an
+   * error while not ready, since a failover then risks events for commits the new primary lacks).
+   */
+  private void checkFailover(FailoverSlot slot, boolean atStart) {
+    try {
+      FailoverSlot.Readiness readiness = slot.read();
+      long before = status.failoverReady();
+      status.failover(readiness.ready(), readiness.describe());
+      boolean changed = before != (readiness.ready() ? 1 : 0);
+      if (readiness.ready() && (atStart || changed)) {
+        log.info("Slot '{}': {}", engineProperties.slotName(), readiness.describe());
+      } else if (!readiness.ready() && (atStart || changed)) {
+        log.error(
+            "Slot '{}' is not ready for a PostgreSQL failover: {}. Set synchronized_standby_slots"
+                + " on the primary to the standby's physical slot (docs/design.md, \"Failover\")",
+            engineProperties.slotName(),
+            readiness.describe());
+      }
+    } catch (SQLException e) {
+      log.warn(
+          "Could not read the failover readiness of slot '{}' (SQLState {})",
+          engineProperties.slotName(),
           e.getSQLState(),
           e);
     }

@@ -25,9 +25,11 @@ final class SlotQuery {
           + " FROM pg_replication_slots WHERE slot_name = ?";
 
   /** The columns PostgreSQL 17 added; older servers answer nulls in their place. */
-  private static final String SINCE_17 = "invalidation_reason, failover, synced";
+  private static final String SINCE_17 =
+      "invalidation_reason, failover, synced,"
+          + " coalesce(current_setting('synchronized_standby_slots', true), '')";
 
-  private static final String BEFORE_17 = "NULL::text, NULL::boolean, NULL::boolean";
+  private static final String BEFORE_17 = "NULL::text, NULL::boolean, NULL::boolean, NULL::text";
 
   private static final String RELAYS = "the relay's";
 
@@ -63,7 +65,8 @@ final class SlotQuery {
             lag != null && lag > lagWarnBytes,
             row.getString(9),
             nullableBoolean(row, 10),
-            nullableBoolean(row, 11));
+            nullableBoolean(row, 11),
+            row.getString(12));
       }
     } catch (SQLException e) {
       throw failure(e, slot, database);

@@ -28,6 +28,9 @@ import java.util.Objects;
  *     older servers
  * @param synced whether this slot is a standby's copy synchronized from its primary (PostgreSQL 17
  *     and later), or null on older servers
+ * @param synchronizedStandbySlots the server's {@code synchronized_standby_slots} (PostgreSQL 17
+ *     and later; blank when unset, null on older servers): the standby slots a failover slot's
+ *     changes wait for, without which a failover can leave events for commits the standby lacks
  */
 public record SlotStatus(
     String slot,
@@ -45,7 +48,8 @@ public record SlotStatus(
     boolean lagOverWarning,
     String invalidationReason,
     Boolean failover,
-    Boolean synced) {
+    Boolean synced,
+    String synchronizedStandbySlots) {
 
   public SlotStatus {
     Objects.requireNonNull(slot, "slot");
@@ -68,6 +72,7 @@ public record SlotStatus(
         null,
         lagWarnBytes,
         false,
+        null,
         null,
         null,
         null);

@@ -23,8 +23,8 @@ import picocli.CommandLine.Mixin;
     mixinStandardHelpOptions = true,
     description =
         "Slot, plugin, reader, confirmed_flush_lsn, WAL retained, lag against"
-            + " relay.slot.lag-warn-bytes, and (PostgreSQL 17+) invalidation, failover and"
-            + " synced. Exit 1 when the slot is missing, invalidated or lags over the warning.")
+            + " relay.slot.lag-warn-bytes, and (PostgreSQL 17+) invalidation, failover,"
+            + " synced and the server's synchronized_standby_slots. Exit 1 when the slot is missing, invalidated or lags over the warning.")
 final class SlotStatusCommand implements Callable<Integer> {
 
   private final Supplier<ConfigDir> configDir;
@@ -85,6 +85,16 @@ final class SlotStatusCommand implements Callable<Integer> {
     line(text, "invalidation_reason", orDash(s.invalidationReason()));
     line(text, "failover", s.failover() == null ? "-" : s.failover().toString());
     line(text, "synced", s.synced() == null ? "-" : s.synced().toString());
+    line(
+        text,
+        "sync standby slots",
+        s.synchronizedStandbySlots() == null
+            ? "-"
+            : s.synchronizedStandbySlots().isBlank()
+                ? (Boolean.TRUE.equals(s.failover())
+                    ? "none (WARNING: a failover can publish events for commits the standby lacks)"
+                    : "none")
+                : s.synchronizedStandbySlots());
     if (s.invalidated()) {
       return text.append("VIOLATION: the slot is invalidated (")
           .append(s.invalidationReason() == null ? "wal_status lost" : s.invalidationReason())

@@ -37,7 +37,8 @@ class SlotStatusTest {
         lag > warn,
         null,
         false,
-        false);
+        false,
+        "");
   }
 
   @Test
@@ -67,7 +68,8 @@ class SlotStatusTest {
             false,
             "wal_removed",
             false,
-            false);
+            false,
+            "");
 
     assertThat(lost.violated()).isTrue();
     assertThat(SlotStatusCommand.human(lost))

@@ -39,16 +39,31 @@ final class EmbeddedPostgresServer implements PostgresServer {
   private final Path binariesDirectory;
   private final Path logFile;
   private final int port;
+  private final Map<String, String> settings;
   private EmbeddedPostgres server;
 
-  private EmbeddedPostgresServer(Path directory, Path binariesDirectory, int port) {
+  private EmbeddedPostgresServer(
+      Path directory, Path binariesDirectory, int port, Map<String, String> extraSettings) {
     this.dataDirectory = directory.resolve("data");
     this.binariesDirectory = binariesDirectory;
     this.logFile = directory.resolve("postgres.log");
     this.port = port;
+    Map<String, String> all = new LinkedHashMap<>(SETTINGS);
+    all.putAll(extraSettings);
+    this.settings = Map.copyOf(all);
   }
 
   static EmbeddedPostgresServer start(Path directory, Path binariesDirectory) {
+    return start(directory, binariesDirectory, Map.of());
+  }
+
+  /**
+   * A server whose settings are the stack's plus {@code extraSettings}; a {@code directory} whose
+   * {@code data} already holds a cluster (a base backup) is started as it is, without {@code
+   * initdb}.
+   */
+  static EmbeddedPostgresServer start(
+      Path directory, Path binariesDirectory, Map<String, String> extraSettings) {
     try {
       Files.createDirectories(directory);
       Files.createDirectories(binariesDirectory);
@@ -56,7 +71,7 @@ final class EmbeddedPostgresServer implements PostgresServer {
       throw new UncheckedIOException("creating " + directory + " failed", e);
     }
     EmbeddedPostgresServer server =
-        new EmbeddedPostgresServer(directory, binariesDirectory, FreePort.find());
+        new EmbeddedPostgresServer(directory, binariesDirectory, FreePort.find(), extraSettings);
     server.start();
     return server;
   }
@@ -114,7 +129,7 @@ final class EmbeddedPostgresServer implements PostgresServer {
             .setPGStartupWait(STARTUP_WAIT)
             .setOutputRedirector(Redirect.appendTo(logFile.toFile()))
             .setErrorRedirector(Redirect.appendTo(logFile.toFile()));
-    SETTINGS.forEach(builder::setServerConfig);
+    settings.forEach(builder::setServerConfig);
     try {
       server = builder.start();
     } catch (IOException e) {
@@ -197,6 +212,11 @@ final class EmbeddedPostgresServer implements PostgresServer {
     } finally {
       server = null;
     }
+  }
+
+  /** The cluster's data directory. */
+  Path dataDirectory() {
+    return dataDirectory;
   }
 
   /** zonky's {@code pg_ctl}: it unpacks the binaries into one {@code PG-<hash>} directory. */

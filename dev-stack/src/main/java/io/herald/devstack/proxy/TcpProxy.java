@@ -81,7 +81,7 @@ public final class TcpProxy implements AutoCloseable {
       long refused) {}
 
   private final String name;
-  private final InetSocketAddress target;
+  private volatile InetSocketAddress target;
   private final ServerSocket server;
   private final Thread acceptor;
   private final Set<Link> links = ConcurrentHashMap.newKeySet();
@@ -137,6 +137,19 @@ public final class TcpProxy implements AutoCloseable {
     proxy.acceptor.start();
     LOG.info("proxy {} listening on {} for {}", name, proxy.address(), target);
     return proxy;
+  }
+
+  /**
+   * Sends new connections to {@code next} from now on and resets the open ones, as a moved virtual
+   * IP or DNS name does after a failover: clients reconnect through the same address and reach the
+   * new target.
+   */
+  public void retarget(InetSocketAddress next) {
+    Objects.requireNonNull(next, "next");
+    InetSocketAddress previous = target;
+    target = next;
+    LOG.info("proxy {} now forwards to {} (was {})", name, next, previous);
+    resetAll();
   }
 
   /** The port clients connect to. */

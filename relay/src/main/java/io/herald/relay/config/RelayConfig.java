@@ -168,6 +168,7 @@ public final class RelayConfig extends ProcessConfig {
   private final SendRetry sendRetry;
   private final KafkaBatchSink.Pipelining pipelining;
   private final SlotLagMonitor.Settings slotLag;
+  private final boolean slotFailover;
 
   private RelayConfig(ConfigValues values) {
     super(values);
@@ -205,6 +206,7 @@ public final class RelayConfig extends ProcessConfig {
     this.sendRetry = SINK.retry(values);
     this.pipelining = SINK.pipelining(values, engine.maxBatchSize());
     this.slotLag = SLOT.read(values);
+    this.slotFailover = SLOT.failover(values);
   }
 
   /** Reads {@code file} with {@code env} overrides ({@code System.getenv()} in production). */
@@ -338,5 +340,10 @@ public final class RelayConfig extends ProcessConfig {
 
   public SlotLagMonitor.Settings slotLag() {
     return slotLag;
+  }
+
+  /** {@code relay.slot.failover}: keep the slot a failover slot and report its readiness. */
+  public boolean slotFailover() {
+    return slotFailover;
   }
 }

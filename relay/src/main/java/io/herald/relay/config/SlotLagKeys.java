@@ -16,6 +16,7 @@ public final class SlotLagKeys {
 
   private final ConfigKey<Long> warnBytes;
   private final ConfigKey<Duration> checkInterval;
+  private final ConfigKey<Boolean> failover;
 
   private SlotLagKeys(ConfigDef.Builder def, String prefix) {
     warnBytes =
@@ -34,6 +35,13 @@ public final class SlotLagKeys {
                     Duration.ofSeconds(30),
                     "How often the slot lag is measured.")
                 .validatedBy(Validator.positive()));
+    failover =
+        def.define(
+            ConfigKey.optional(
+                prefix + ".failover",
+                ConfigType.BOOLEAN,
+                false,
+                "Keep the slot a failover slot (PostgreSQL 17+): each leader term sets failover = true on it if unset, so a physical standby with sync_replication_slots = on keeps a synchronized copy that streams on after promotion. The relay then reports in /health and herald_relay_slot_failover_ready whether the primary's synchronized_standby_slots names an active standby slot; without that setting a failover can leave events in Kafka for commits the new primary never received. Refused on older servers."));
   }
 
   /** Defines the keys under {@code prefix} in {@code def}. */
@@ -44,6 +52,11 @@ public final class SlotLagKeys {
   /** The monitor's settings read from {@code values}. */
   public SlotLagMonitor.Settings read(ConfigValues values) {
     return new SlotLagMonitor.Settings(values.get(warnBytes), values.get(checkInterval));
+  }
+
+  /** Whether the slot is kept a failover slot. */
+  public boolean failover(ConfigValues values) {
+    return values.get(failover);
   }
 
   public ConfigKey<Long> warnBytes() {

@@ -20,6 +20,8 @@ import java.util.Optional;
  *       the offsets producer blocks until Kafka is back), which the sink's own wait cannot see.
  *   <li>{@code slot-lag}: the WAL the slot holds back. Up with a warning above the threshold: a
  *       restart does not cure lag, so it should page a human, not a liveness probe.
+ *   <li>{@code slot-failover}: with {@code relay.slot.failover}, whether a failover would keep the
+ *       stream whole. Up with a warning when not (the same reasoning: an alert, not a restart).
  * </ul>
  */
 public final class RelayHealth {
@@ -107,6 +109,16 @@ public final class RelayHealth {
                   + " bytes of WAL behind the slot (warning above "
                   + lagWarnBytes
                   + ")");
+        });
+  }
+
+  public HealthCheck slotFailover() {
+    return HealthCheck.of(
+        "slot-failover",
+        () -> {
+          long ready = status.failoverReady();
+          String detail = status.failoverDetail().orElse("not checked (standby, or off)");
+          return HealthCheck.Status.up(ready == 0 ? "WARNING: " + detail : detail);
         });
   }
 

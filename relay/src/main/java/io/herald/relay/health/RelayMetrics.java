@@ -58,6 +58,11 @@ public final class RelayMetrics {
         .description("pg_current_wal_lsn() - confirmed_flush_lsn of the slot; -1 when unknown")
         .baseUnit("bytes")
         .register(registry);
+    Gauge.builder("herald.relay.slot.failover.ready", status, RelayStatus::failoverReady)
+        .description(
+            "1 when the slot is a failover slot and synchronized_standby_slots names only active"
+                + " standby slots, 0 when not, -1 when not checked (relay.slot.failover off)")
+        .register(registry);
     Gauge.builder(
             "herald.relay.last.event.age.seconds",
             status,

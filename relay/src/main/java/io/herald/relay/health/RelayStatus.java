@@ -45,6 +45,8 @@ public final class RelayStatus {
   private final AtomicReference<Instant> lastEventAt = new AtomicReference<>();
   private final AtomicReference<Instant> lastBatchAt = new AtomicReference<>();
   private final AtomicLong slotLagBytes = new AtomicLong(-1);
+  private final AtomicLong failoverReady = new AtomicLong(-1);
+  private final AtomicReference<String> failoverDetail = new AtomicReference<>();
   private final AtomicReference<Instant> sendingSince = new AtomicReference<>();
 
   public RelayStatus(Clock clock) {
@@ -134,5 +136,20 @@ public final class RelayStatus {
   /** Slot lag in bytes from the last check, -1 before the first check or when it failed. */
   public long slotLagBytes() {
     return slotLagBytes.get();
+  }
+
+  /** The slot's failover readiness from the last check ({@code relay.slot.failover}). */
+  public void failover(boolean ready, String detail) {
+    failoverDetail.set(detail);
+    failoverReady.set(ready ? 1 : 0);
+  }
+
+  /** 1 ready, 0 not, -1 when not checked (failover off, standby, or the check failed). */
+  public long failoverReady() {
+    return failoverReady.get();
+  }
+
+  public Optional<String> failoverDetail() {
+    return Optional.ofNullable(failoverDetail.get());
   }
 }

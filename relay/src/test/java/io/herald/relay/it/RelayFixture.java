@@ -1,7 +1,6 @@
 package io.herald.relay.it;
 
 import io.herald.devstack.FreePort;
-import io.herald.devstack.PostgresServer;
 import io.herald.devstack.StackContext;
 import io.herald.schema.CaptureSettings;
 import io.herald.schema.HeraldSchema;
@@ -45,10 +44,34 @@ public final class RelayFixture {
   public final String deliveryEvents;
   public final String offsetsTopic;
 
+  /**
+   * The database the relay captures: the class's own on the stack's server, or another server's (a
+   * failover pair behind a proxy).
+   */
+  public record Database(
+      String host, int port, String name, String user, String password, DataSource dataSource) {}
+
+  private final Database database;
+
   public RelayFixture(StackContext context, String name) {
+    this(
+        context,
+        name,
+        new Database(
+            context.stack().postgres().host(),
+            context.stack().postgres().port(),
+            context.database(),
+            context.user(),
+            context.password(),
+            context.dataSource()));
+  }
+
+  /** A fixture whose relay captures {@code database}; Kafka, topics and names are the stack's. */
+  public RelayFixture(StackContext context, String name, Database database) {
     this.context = context;
     this.name = name;
-    this.dataSource = context.dataSource();
+    this.database = database;
+    this.dataSource = database.dataSource();
     CaptureSettings capture = new CaptureSettings(context.publication(), context.slot());
     SchemaMigrator.migrate(dataSource, HeraldSchema.WRITER, capture);
     SchemaMigrator.migrate(dataSource, HeraldSchema.CONSUMER, capture);
@@ -104,7 +127,6 @@ public final class RelayFixture {
     try (Reader reader = Files.newBufferedReader(SHIPPED, StandardCharsets.UTF_8)) {
       properties.load(reader);
     }
-    PostgresServer postgres = context.stack().postgres();
     properties.setProperty("relay.kafka.bootstrap-servers", context.bootstrapServers());
     properties.setProperty("relay.ops.host", "127.0.0.1");
     properties.setProperty("relay.ops.port", Integer.toString(port));
@@ -112,11 +134,11 @@ public final class RelayFixture {
     properties.setProperty("relay.topics.delivery-events", deliveryEvents);
     properties.setProperty("relay.standby.poll-interval", "500ms");
     properties.setProperty("relay.slot.lag-check-interval", "1s");
-    properties.setProperty("debezium.source.database.hostname", postgres.host());
-    properties.setProperty("debezium.source.database.port", Integer.toString(postgres.port()));
-    properties.setProperty("debezium.source.database.dbname", context.database());
-    properties.setProperty("debezium.source.database.user", context.user());
-    properties.setProperty("debezium.source.database.password", context.password());
+    properties.setProperty("debezium.source.database.hostname", database.host());
+    properties.setProperty("debezium.source.database.port", Integer.toString(database.port()));
+    properties.setProperty("debezium.source.database.dbname", database.name());
+    properties.setProperty("debezium.source.database.user", database.user());
+    properties.setProperty("debezium.source.database.password", database.password());
     properties.setProperty("debezium.source.slot.name", context.slot());
     properties.setProperty("debezium.source.publication.name", context.publication());
     properties.setProperty("debezium.source.offset.storage.topic", offsetsTopic);

@@ -1,0 +1,237 @@
+package io.herald.relay.it;
+
+import io.herald.devstack.PostgresServer;
+import io.herald.devstack.StackContext;
+import io.herald.devstack.embedded.EmbeddedPostgresPair;
+import io.herald.devstack.proxy.TcpProxy;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * One PostgreSQL failover under load for {@link RelayFailoverIT} and {@link
+ * RelayFailoverUnsyncedIT} (each its own class, so each has its own topics and offsets): a primary
+ * and a physical standby (PostgreSQL 17, the slot a failover slot synchronized to the standby), the
+ * relay reaching the database through one address (a proxy standing for a virtual IP). Under a
+ * steady write load the primary is killed (immediate shutdown), the standby promoted and the
+ * address moved to it. The outcome is judged against the new primary's outbox: rows it holds that
+ * are missing from Kafka (lost), events in Kafka for commits it lacks (phantoms). Prints its
+ * figures.
+ */
+final class FailoverRun {
+
+  private static final Path BINARIES = Path.of("target", "herald-stack", "postgres-binaries");
+  private static final String DATABASE = "herald";
+
+  private FailoverRun() {}
+
+  /** One failover under load; prints its figures. */
+  static Outcome failOver(StackContext context, boolean synchronizedSlots) throws Exception {
+    String label = synchronizedSlots ? "with" : "without";
+    try (EmbeddedPostgresPair pair =
+            EmbeddedPostgresPair.start(
+                Path.of("target", "relay-failover-it", label + "-" + System.nanoTime()), BINARIES);
+        TcpProxy address = TcpProxy.start("pg-" + label, addressOf(pair.primary()))) {
+      pair.primary().createDatabase(DATABASE);
+      PostgresServer primary = pair.primary();
+      PGSimpleDataSource dataSource = dataSource(address.port(), primary);
+      RelayFixture fixture =
+          new RelayFixture(
+              context,
+              "failover-" + label,
+              new RelayFixture.Database(
+                  "127.0.0.1",
+                  address.port(),
+                  DATABASE,
+                  primary.user(),
+                  primary.password(),
+                  dataSource));
+      pair.startStandby(DATABASE);
+      pair.synchronizeStandbySlots(synchronizedSlots);
+      OutboxRows rows = fixture.writerOutbox(20);
+      try (RelayFixture.Relay relay =
+              fixture.start(
+                  Map.of(
+                      "relay.slot.failover", "true",
+                      "relay.slot.lag-check-interval", "1s",
+                      "relay.standby.dead-peer-timeout", "6s"));
+          EventCollector events = fixture.collect(fixture.publicationEvents)) {
+        Awaitility.await()
+            .atMost(Duration.ofMinutes(2))
+            .until(() -> relay.metric("herald_relay_slot_failover_ready") >= 0);
+        long readyBefore = (long) relay.metric("herald_relay_slot_failover_ready");
+        List<UUID> before = rows.insert(100, 5);
+        events.awaitIds(before, Duration.ofMinutes(2));
+        awaitSynchronizedSlot(pair.standby(), context.slot());
+
+        Load load = new Load(rows);
+        load.awaitRows(100);
+        pair.primary().stopImmediately();
+        pair.promote();
+        address.retarget(addressOf(pair.standby()));
+        int atPromotion = load.written();
+        load.awaitRows(atPromotion + 100);
+        List<UUID> written = load.stop();
+
+        Set<UUID> onNewPrimary = outboxIds(dataSource);
+        events.awaitIds(onNewPrimary, Duration.ofMinutes(3)).drain(Duration.ofSeconds(2));
+        Set<String> inKafka = events.ids();
+        List<UUID> lost =
+            onNewPrimary.stream().filter(id -> !inKafka.contains(id.toString())).toList();
+        Set<UUID> acknowledged = new HashSet<>(before);
+        acknowledged.addAll(written);
+        List<String> phantoms =
+            inKafka.stream().filter(id -> !onNewPrimary.contains(UUID.fromString(id))).toList();
+        List<UUID> lostByFailover =
+            acknowledged.stream().filter(id -> !onNewPrimary.contains(id)).toList();
+        System.out.printf(
+            "FailoverRun (%s synchronized_standby_slots): failover_ready=%d; %d rows"
+                + " acknowledged, %d of them missing on the new primary (asynchronous standby);"
+                + " %d rows on the new primary, %d lost at Kafka; %d phantom events; %d"
+                + " duplicates; %d inserts failed during the failover%n",
+            label,
+            readyBefore,
+            acknowledged.size(),
+            lostByFailover.size(),
+            onNewPrimary.size(),
+            lost.size(),
+            phantoms.size(),
+            events.duplicates(),
+            load.failures());
+        return new Outcome(
+            readyBefore, lost, phantoms, relay.process().isAlive(), relay.process().log());
+      }
+    }
+  }
+
+  record Outcome(
+      long readyBefore,
+      List<UUID> lost,
+      List<String> phantoms,
+      boolean relayAlive,
+      String relayLog) {}
+
+  /** Small transactions through the moving address; a failed one is not counted as written. */
+  private static final class Load {
+    private final List<UUID> written = new ArrayList<>();
+    private final AtomicBoolean stop = new AtomicBoolean();
+    private final AtomicInteger failures = new AtomicInteger();
+    private final CompletableFuture<Void> done;
+
+    Load(OutboxRows rows) {
+      done =
+          CompletableFuture.runAsync(
+              () -> {
+                while (!stop.get()) {
+                  try {
+                    List<UUID> ids = rows.insert(5, 5);
+                    synchronized (written) {
+                      written.addAll(ids);
+                    }
+                  } catch (SQLException e) {
+                    // The primary is gone or not yet reachable again: this one was not committed.
+                    failures.incrementAndGet();
+                    pause(200);
+                  }
+                  pause(20);
+                }
+              });
+    }
+
+    int written() {
+      synchronized (written) {
+        return written.size();
+      }
+    }
+
+    int failures() {
+      return failures.get();
+    }
+
+    void awaitRows(int count) {
+      Awaitility.await().atMost(Duration.ofMinutes(2)).until(() -> written() >= count);
+    }
+
+    List<UUID> stop() throws Exception {
+      stop.set(true);
+      done.get(1, TimeUnit.MINUTES);
+      synchronized (written) {
+        return List.copyOf(written);
+      }
+    }
+
+    private static void pause(long millis) {
+      try {
+        Thread.sleep(millis);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
+  }
+
+  /** Waits until the standby holds a persistent synchronized copy of the slot. */
+  private static void awaitSynchronizedSlot(PostgresServer standby, String slot) {
+    Awaitility.await()
+        .atMost(Duration.ofMinutes(2))
+        .pollInterval(Duration.ofMillis(500))
+        .until(
+            () -> {
+              try (Connection connection = dataSource(standby.port(), standby).getConnection();
+                  PreparedStatement statement =
+                      connection.prepareStatement(
+                          "SELECT count(*) FROM pg_replication_slots"
+                              + " WHERE slot_name = ? AND synced AND NOT temporary")) {
+                statement.setString(1, slot);
+                try (ResultSet result = statement.executeQuery()) {
+                  result.next();
+                  return result.getLong(1) == 1;
+                }
+              }
+            });
+  }
+
+  private static Set<UUID> outboxIds(PGSimpleDataSource dataSource) throws SQLException {
+    Set<UUID> ids = new HashSet<>();
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement statement = connection.prepareStatement("SELECT id FROM writer.outbox");
+        ResultSet result = statement.executeQuery()) {
+      while (result.next()) {
+        ids.add(result.getObject(1, UUID.class));
+      }
+    }
+    return ids;
+  }
+
+  private static InetSocketAddress addressOf(PostgresServer server) {
+    return new InetSocketAddress("127.0.0.1", server.port());
+  }
+
+  private static PGSimpleDataSource dataSource(int port, PostgresServer server) {
+    PGSimpleDataSource dataSource = new PGSimpleDataSource();
+    dataSource.setServerNames(new String[] {"127.0.0.1"});
+    dataSource.setPortNumbers(new int[] {port});
+    dataSource.setDatabaseName(DATABASE);
+    dataSource.setUser(server.user());
+    dataSource.setPassword(server.password());
+    dataSource.setConnectTimeout(5);
+    dataSource.setSocketTimeout(10);
+    return dataSource;
+  }
+}
