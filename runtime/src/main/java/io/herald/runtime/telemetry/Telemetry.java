@@ -87,7 +87,7 @@ public final class Telemetry implements AutoCloseable {
 
   /**
    * The defaults under every {@code OTEL_*} variable and {@code otel.*} property (which win): the
-   * service name, and no metrics or logs export.
+   * service name, no metrics or logs export, OTLP over http/protobuf.
    */
   static Map<String, String> defaults(String serviceName) {
     return Map.of(
@@ -98,7 +98,11 @@ public final class Telemetry implements AutoCloseable {
         "otel.metrics.exporter",
         "none",
         "otel.logs.exporter",
-        "none");
+        "none",
+        // The SDK's own default is grpc; http/protobuf is what most collectors and the Java
+        // agent take by default (port 4318), and needs no gRPC stack.
+        "otel.exporter.otlp.protocol",
+        "http/protobuf");
   }
 
   /**

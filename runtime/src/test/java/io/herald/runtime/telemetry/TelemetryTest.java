@@ -2,8 +2,13 @@ package io.herald.runtime.telemetry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.sun.net.httpserver.HttpServer;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 class TelemetryTest {
@@ -34,7 +39,8 @@ class TelemetryTest {
         .containsEntry("otel.service.name", "herald-writer")
         .containsEntry("otel.traces.exporter", "none")
         .containsEntry("otel.metrics.exporter", "none")
-        .containsEntry("otel.logs.exporter", "none");
+        .containsEntry("otel.logs.exporter", "none")
+        .containsEntry("otel.exporter.otlp.protocol", "http/protobuf");
   }
 
   @Test
@@ -67,5 +73,45 @@ class TelemetryTest {
                   .isRecording())
           .isTrue();
     }
+  }
+
+  @Test
+  void shouldExportSpansOverOtlpHttpWhenOtlpIsNamed() throws Exception {
+    List<String> received = new CopyOnWriteArrayList<>();
+    HttpServer receiver = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    receiver.createContext(
+        "/v1/traces",
+        exchange -> {
+          try (exchange) {
+            byte[] body = exchange.getRequestBody().readAllBytes();
+            received.add(
+                exchange.getRequestHeaders().getFirst("Content-Type")
+                    + " "
+                    + new String(body, StandardCharsets.ISO_8859_1));
+            exchange.sendResponseHeaders(200, -1);
+          }
+        });
+    receiver.start();
+    // The autoconfiguration reads the real system properties: set for this test only.
+    Map<String, String> properties =
+        Map.of(
+            "otel.traces.exporter",
+            "otlp",
+            "otel.exporter.otlp.traces.endpoint",
+            "http://127.0.0.1:" + receiver.getAddress().getPort() + "/v1/traces");
+    properties.forEach(System::setProperty);
+    try (Telemetry telemetry = Telemetry.install("herald-otlp-test")) {
+      telemetry.openTelemetry().getTracer("test").spanBuilder("exported").startSpan().end();
+    } finally {
+      properties.keySet().forEach(System::clearProperty);
+      receiver.stop(0);
+    }
+
+    // Closing flushed the batch: one protobuf request naming the service and the span.
+    assertThat(received).hasSize(1);
+    assertThat(received.getFirst())
+        .startsWith("application/x-protobuf")
+        .contains("herald-otlp-test")
+        .contains("exported");
   }
 }
