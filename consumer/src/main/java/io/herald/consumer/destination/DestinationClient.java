@@ -172,7 +172,7 @@ public final class DestinationClient implements Destination {
     Span call = tracing.call(LOOKUP_SPAN, "GET", delivery, config.name());
     try {
       decorate(request, delivery, call);
-      LookupResult result = lookUp(request);
+      LookupResult result = sendLookup(request);
       // Found and not found are both answers; only an unavailable lookup failed.
       DeliveryTracing.ended(
           call, result.label(), result.httpStatus(), !(result instanceof LookupResult.Unavailable));
@@ -182,7 +182,7 @@ public final class DestinationClient implements Destination {
     }
   }
 
-  private LookupResult lookUp(HttpRequest.Builder request) {
+  private LookupResult sendLookup(HttpRequest.Builder request) {
     try {
       HttpResponse<String> response = exchange(request.build());
       return OutcomeClassifier.classifyLookup(
