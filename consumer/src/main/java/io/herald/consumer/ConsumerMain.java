@@ -3,14 +3,16 @@ package io.herald.consumer;
 import io.herald.config.ConfigException;
 import io.herald.consumer.config.ConsumerConfig;
 import io.herald.runtime.process.ProcessLifecycle;
+import io.herald.runtime.telemetry.Telemetry;
 import java.nio.file.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The consumer process: {@code java io.herald.consumer.ConsumerMain
- * [connect-config/consumer.properties]}. Environment variables {@code HERALD_*} override the file.
- * Stops gracefully on SIGTERM.
+ * [connect-config/consumer.properties]}. Environment variables {@code HERALD_*} override the file;
+ * the standard {@code OTEL_*} variables switch tracing on (docs/design.md, "Tracing"). Stops
+ * gracefully on SIGTERM.
  */
 public final class ConsumerMain {
 
@@ -30,7 +32,9 @@ public final class ConsumerMain {
     }
     log.info("Effective configuration:\n{}", config.effective().render());
     ProcessLifecycle lifecycle = ProcessLifecycle.start("consumer");
-    lifecycle.register("consumer", HeraldConsumer.start(config));
+    // First, so it closes last and flushes the spans of the deliveries that finished before.
+    Telemetry telemetry = lifecycle.register("telemetry", Telemetry.install("herald-consumer"));
+    lifecycle.register("consumer", HeraldConsumer.start(config, telemetry.openTelemetry()));
     lifecycle.awaitShutdown();
   }
 }

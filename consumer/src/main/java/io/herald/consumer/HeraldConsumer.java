@@ -22,6 +22,7 @@ import io.herald.consumer.reconcile.OperatorActions;
 import io.herald.consumer.reconcile.ReconcileSettings;
 import io.herald.consumer.reconcile.Reconciler;
 import io.herald.consumer.retention.RetentionPurger;
+import io.herald.consumer.trace.DeliveryTracing;
 import io.herald.runtime.db.Databases;
 import io.herald.runtime.inbox.InboxLoop;
 import io.herald.runtime.metrics.Metrics;
@@ -31,6 +32,8 @@ import io.herald.runtime.process.ProcessLifecycle;
 import io.herald.schema.HeraldSchema;
 import io.herald.schema.SchemaMigrator;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.opentelemetry.api.GlobalOpenTelemetry;
+import io.opentelemetry.api.OpenTelemetry;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
@@ -74,7 +77,7 @@ public final class HeraldConsumer implements AutoCloseable {
    */
   static final Duration PAUSE_REFRESH = Duration.ofSeconds(1);
 
-  private HeraldConsumer(ConsumerConfig config, Clock clock) {
+  private HeraldConsumer(ConsumerConfig config, Clock clock, DeliveryTracing tracing) {
     lifecycle = ProcessLifecycle.create("consumer");
     try {
       PrometheusMeterRegistry registry = Metrics.newRegistry("consumer");
@@ -103,7 +106,7 @@ public final class HeraldConsumer implements AutoCloseable {
                   clients.put(
                       name,
                       new DestinationClient(
-                          destination, Executors.newVirtualThreadPerTaskExecutor())));
+                          destination, Executors.newVirtualThreadPerTaskExecutor(), tracing)));
       DispatchSettings dispatch = config.dispatch();
       DeliveryPolicy policy = policy(dispatch, config.reconcile());
       operatorActions =
@@ -123,7 +126,8 @@ public final class HeraldConsumer implements AutoCloseable {
               destination -> Capabilities.of(destination, grace),
               pauses,
               clock,
-              metrics);
+              metrics,
+              tracing);
       destinationControl =
           new DestinationControl(config.destinations(), dispatcher.breakers(), pauses, pool);
       PublicationListener listener =
@@ -205,7 +209,16 @@ public final class HeraldConsumer implements AutoCloseable {
 
   /** Starts a consumer instance (migrating the schema first when configured). */
   public static HeraldConsumer start(ConsumerConfig config) {
-    return new HeraldConsumer(config, Clock.systemUTC());
+    // The OpenTelemetry Java agent's, when one runs; the API's no-op otherwise.
+    return start(config, GlobalOpenTelemetry.get());
+  }
+
+  /**
+   * As {@link #start(ConsumerConfig)}, tracing deliveries and destination calls with {@code
+   * openTelemetry} ({@link ConsumerMain} passes the one {@code Telemetry.install} set up).
+   */
+  public static HeraldConsumer start(ConsumerConfig config, OpenTelemetry openTelemetry) {
+    return new HeraldConsumer(config, Clock.systemUTC(), DeliveryTracing.of(openTelemetry));
   }
 
   public Deliveries deliveries() {

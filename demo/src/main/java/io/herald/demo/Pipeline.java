@@ -40,6 +40,9 @@ public final class Pipeline implements AutoCloseable {
 
   private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
 
+  /** Overrides named so go to every process: OpenTelemetry's own configuration. */
+  private static final String OTEL_PREFIX = "OTEL_";
+
   private static final SecureRandom RANDOM = new SecureRandom();
 
   /** The writer's and the consumer's JVM options: a modest heap on a machine shared with all. */
@@ -95,7 +98,8 @@ public final class Pipeline implements AutoCloseable {
    * Starts the three processes with {@code overrides} added to their environment: each {@code
    * HERALD_WRITER_*}, {@code HERALD_RELAY_*} or {@code HERALD_DEBEZIUM_*} and {@code
    * HERALD_CONSUMER_*} or {@code HERALD_KAFKA_*} variable goes to the process it configures (the
-   * showcase shortens timeouts this way).
+   * showcase shortens timeouts this way); each {@code OTEL_*} variable (OpenTelemetry's standard
+   * configuration, docs/design.md "Tracing") goes to all three.
    */
   public static Pipeline start(PipelineSettings settings, Map<String, String> overrides)
       throws IOException, InterruptedException {
@@ -319,6 +323,10 @@ public final class Pipeline implements AutoCloseable {
       Map<String, String> env, Map<String, String> overrides, String... prefixes) {
     overrides.forEach(
         (name, value) -> {
+          // The standard OpenTelemetry variables configure every process alike.
+          if (name.startsWith(OTEL_PREFIX)) {
+            env.put(name, value);
+          }
           for (String prefix : prefixes) {
             if (name.startsWith("HERALD_" + prefix + "_")) {
               env.put(name, value);

@@ -18,6 +18,7 @@ import io.herald.runtime.db.Databases;
 import io.herald.runtime.metrics.Metrics;
 import io.herald.runtime.ops.OpsServer;
 import io.herald.runtime.process.ProcessLifecycle;
+import io.herald.runtime.telemetry.Telemetry;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -60,6 +61,9 @@ public final class RelayMain {
     log.info("Relay configuration:\n{}", config.effective().render());
     EngineProperties engine = config.engine();
     ProcessLifecycle lifecycle = ProcessLifecycle.start("relay");
+    // OTEL_* works alike in all three processes (docs/design.md, "Tracing"); the relay records no
+    // spans of its own: the trace context rides through it in the outbox row and Kafka headers.
+    lifecycle.register("telemetry", Telemetry.install("herald-relay"));
     Clock clock = Clock.systemUTC();
     PrometheusMeterRegistry registry = Metrics.newRegistry("relay");
     lifecycle.register("metrics", registry::close);

@@ -21,6 +21,7 @@ import io.herald.writer.retention.RetentionPurger;
 import io.herald.writer.status.StatusView;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.opentelemetry.api.GlobalOpenTelemetry;
+import io.opentelemetry.api.OpenTelemetry;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -77,7 +78,17 @@ public final class WriterProcess implements AutoCloseable {
    *     server could not bind; everything started so far is closed again
    */
   public static WriterProcess start(WriterConfig config, Clock clock) {
+    // The OpenTelemetry Java agent's, when one runs; the API's no-op otherwise.
+    return start(config, clock, GlobalOpenTelemetry.get());
+  }
+
+  /**
+   * As {@link #start(WriterConfig, Clock)}, tracing requests with {@code openTelemetry} ({@link
+   * WriterMain} passes the one {@code Telemetry.install} set up from {@code OTEL_*}).
+   */
+  public static WriterProcess start(WriterConfig config, Clock clock, OpenTelemetry openTelemetry) {
     Objects.requireNonNull(config, "config");
+    Objects.requireNonNull(openTelemetry, "openTelemetry");
     log.info("Starting the writer with {}", config.effective().render());
     ProcessLifecycle components = ProcessLifecycle.create("writer");
     try {
@@ -141,7 +152,7 @@ public final class WriterProcess implements AutoCloseable {
               new BearerAuthenticator(config.tenantTokens()),
               config.api(),
               Json.mapper(),
-              GlobalOpenTelemetry.get(),
+              openTelemetry,
               // Trace ids must be random, not secret: a per-thread generator, no shared lock.
               () -> ThreadLocalRandom.current().nextLong(),
               registry);

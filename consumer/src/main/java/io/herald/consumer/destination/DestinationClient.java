@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.herald.common.json.CanonicalJson;
 import io.herald.common.json.Json;
 import io.herald.consumer.delivery.ClaimedDelivery;
+import io.herald.consumer.trace.DeliveryTracing;
+import io.opentelemetry.api.trace.Span;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -13,6 +15,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -22,10 +25,11 @@ import java.util.concurrent.TimeoutException;
 /**
  * Talks to one destination publishing API over HTTP ({@code java.net.http}) as its {@link
  * DestinationProfile} says. Sends the delivery's idempotency key in the profile's key header (when
- * it has one) and as the article's {@code externalReference} on every attempt, forwards the W3C
- * trace context, looks articles up at the profile's lookup path, spaces requests by its rate limit,
- * and turns every answer into an {@link Outcome} through {@link OutcomeClassifier}. It never throws
- * for a remote failure. Every request carries the claim's fencing token in {@value
+ * it has one) and as the article's {@code externalReference} on every attempt, sends the W3C trace
+ * context (its client span's under an SDK, the stored one otherwise: {@link DeliveryTracing}),
+ * looks articles up at the profile's lookup path, spaces requests by its rate limit, and turns
+ * every answer into an {@link Outcome} through {@link OutcomeClassifier}. It never throws for a
+ * remote failure. Every request carries the claim's fencing token in {@value
  * #FENCING_TOKEN_HEADER}, so that a cooperating destination can refuse a late request from a claim
  * that was taken over (docs/design.md, "Fencing on the wire").
  *
@@ -39,12 +43,25 @@ public final class DestinationClient implements Destination {
    */
   public static final String FENCING_TOKEN_HEADER = "Herald-Fencing-Token";
 
+  /** The client spans' names (docs/design.md, "Tracing"). */
+  public static final String PUBLISH_SPAN = "publish";
+
+  public static final String LOOKUP_SPAN = "look up";
+
   private final DestinationConfig config;
   private final HttpClient http;
   private final RateLimiter rateLimiter;
+  private final DeliveryTracing tracing;
 
+  /** A client without spans: the stored trace context goes to the destination unchanged. */
   public DestinationClient(DestinationConfig config, Executor executor) {
+    this(config, executor, DeliveryTracing.NOOP);
+  }
+
+  /** A client whose calls are {@code tracing}'s client spans, their context sent along. */
+  public DestinationClient(DestinationConfig config, Executor executor, DeliveryTracing tracing) {
     this.config = config;
+    this.tracing = Objects.requireNonNull(tracing, "tracing");
     this.rateLimiter = new RateLimiter(config.profile().rateLimit(), System::nanoTime);
     this.http =
         HttpClient.newBuilder()
@@ -77,7 +94,21 @@ public final class DestinationClient implements Destination {
         .profile()
         .idempotencyHeader()
         .ifPresent(header -> request.header(header, delivery.idempotencyKey()));
-    decorate(request, delivery);
+    Span call = tracing.call(PUBLISH_SPAN, "POST", delivery, config.name());
+    call.setAttribute(
+        DeliveryTracing.IDEMPOTENCY_KEY, config.profile().idempotencyHeader().isPresent());
+    try {
+      decorate(request, delivery, call);
+      Outcome outcome = send(request);
+      DeliveryTracing.ended(
+          call, outcome.label(), outcome.httpStatus(), outcome instanceof Outcome.Published);
+      return outcome;
+    } finally {
+      call.end();
+    }
+  }
+
+  private Outcome send(HttpRequest.Builder request) {
     try {
       HttpResponse<String> response = exchange(request.build());
       return OutcomeClassifier.classify(
@@ -138,7 +169,20 @@ public final class DestinationClient implements Destination {
                     DestinationProfile.REFERENCE,
                     URLEncoder.encode(delivery.idempotencyKey(), StandardCharsets.UTF_8)));
     HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(config.readTimeout()).GET();
-    decorate(request, delivery);
+    Span call = tracing.call(LOOKUP_SPAN, "GET", delivery, config.name());
+    try {
+      decorate(request, delivery, call);
+      LookupResult result = sendLookup(request);
+      // Found and not found are both answers; only an unavailable lookup failed.
+      DeliveryTracing.ended(
+          call, result.label(), result.httpStatus(), !(result instanceof LookupResult.Unavailable));
+      return result;
+    } finally {
+      call.end();
+    }
+  }
+
+  private LookupResult sendLookup(HttpRequest.Builder request) {
     try {
       HttpResponse<String> response = exchange(request.build());
       return OutcomeClassifier.classifyLookup(
@@ -199,15 +243,10 @@ public final class DestinationClient implements Destination {
     return URI.create((base.endsWith("/") ? base.substring(0, base.length() - 1) : base) + path);
   }
 
-  private void decorate(HttpRequest.Builder request, ClaimedDelivery delivery) {
+  private void decorate(HttpRequest.Builder request, ClaimedDelivery delivery, Span call) {
     request.header(FENCING_TOKEN_HEADER, Long.toString(delivery.claimToken()));
     config.authToken().ifPresent(token -> request.header("Authorization", "Bearer " + token));
-    if (delivery.traceParent() != null) {
-      request.header("traceparent", delivery.traceParent());
-      if (delivery.traceState() != null) {
-        request.header("tracestate", delivery.traceState());
-      }
-    }
+    DeliveryTracing.inject(call, delivery, request);
   }
 
   private static String body(ClaimedDelivery delivery) throws JsonProcessingException {

@@ -16,6 +16,11 @@ import io.herald.consumer.policy.Capabilities;
 import io.herald.consumer.policy.DeliveryPolicy;
 import io.herald.consumer.policy.DeliveryPolicy.Decision;
 import io.herald.consumer.policy.DeliveryPolicy.Input;
+import io.herald.consumer.trace.DeliveryTracing;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.context.Scope;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -66,6 +71,7 @@ public final class Dispatcher implements AutoCloseable {
   private final ConsumerMetrics metrics;
   private final LeaseKeeper leases;
   private final PauseGate pauses;
+  private final DeliveryTracing tracing;
   private final List<Lane> lanes = new ArrayList<>();
   private final Semaphore globalPermits;
   private final ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
@@ -86,6 +92,8 @@ public final class Dispatcher implements AutoCloseable {
    * The outcome recorded for a claim the policy did not let send (its first attempt is past the
    * destination's resend window): the attempt row says "withheld", nothing was sent.
    */
+  private static final AttributeKey<String> STATE = AttributeKey.stringKey("herald.delivery.state");
+
   private static final Outcome WITHHELD = new Outcome.Retry("not sent", null);
 
   /** A dispatcher whose policy knows each destination by {@link Capabilities#of}. */
@@ -140,6 +148,33 @@ public final class Dispatcher implements AutoCloseable {
       PauseGate pauses,
       Clock clock,
       ConsumerMetrics metrics) {
+    this(
+        deliveries,
+        destinations,
+        settings,
+        policy,
+        capabilities,
+        pauses,
+        clock,
+        metrics,
+        DeliveryTracing.NOOP);
+  }
+
+  /**
+   * As above, each claimed delivery handled in a {@code tracing} processing span (the destination
+   * call's client span its child).
+   */
+  public Dispatcher(
+      DeliveryQueue deliveries,
+      Map<String, ? extends Destination> destinations,
+      DispatchSettings settings,
+      DeliveryPolicy policy,
+      Function<DestinationConfig, Capabilities> capabilities,
+      PauseGate pauses,
+      Clock clock,
+      ConsumerMetrics metrics,
+      DeliveryTracing tracing) {
+    this.tracing = Objects.requireNonNull(tracing, "tracing");
     this.pauses = Objects.requireNonNull(pauses, "pauses");
     this.globalPermits = new Semaphore(settings.poolSize());
     this.deliveries = deliveries;
@@ -261,14 +296,18 @@ public final class Dispatcher implements AutoCloseable {
 
   private void dispatchAndRelease(Lane lane, ClaimedDelivery claim, long claimedNanos) {
     LeaseKeeper.Held held = leases.hold(claim, claimedNanos, Thread.currentThread());
-    try {
+    Span processing = tracing.processing(claim, lane.name());
+    try (Scope ignored = processing.makeCurrent()) {
       dispatch(lane, claim, held);
     } catch (RuntimeException e) {
+      processing.recordException(e);
+      processing.setStatus(StatusCode.ERROR, "dispatch failed unexpectedly");
       log.error(
           "Dispatching {} failed unexpectedly; its claim will expire and be reconciled", claim, e);
       // Were it a half-open breaker's probe, another may go: this one says nothing of the health.
       lane.breaker().released();
     } finally {
+      processing.end();
       held.endCall();
       leases.release(held);
       lane.permits().release();
@@ -294,6 +333,7 @@ public final class Dispatcher implements AutoCloseable {
       held.endCall();
       lane.breaker().released();
       record(lane, claim, no.transition(), WITHHELD, Duration.ZERO, null);
+      DeliveryTracing.ended(Span.current(), "withheld", null, false);
       return;
     }
     // Of the body about to be sent; null when nothing will be (interrupted in the rate limit).
@@ -326,6 +366,13 @@ public final class Dispatcher implements AutoCloseable {
                     outcome, claim.attempts(), claim.wasEverUncertain(), lane.breaker().heldFor()))
             .transition();
     record(lane, claim, transition, outcome, took, requestHash);
+    // The processing span (current on this worker): the attempt's outcome and the state it led to.
+    Span.current().setAttribute(STATE, transition.to().name());
+    DeliveryTracing.ended(
+        Span.current(),
+        outcome.label(),
+        outcome.httpStatus(),
+        outcome instanceof Outcome.Published);
   }
 
   /** What the policy needs to decide whether a claimed delivery may be sent. */

@@ -19,7 +19,13 @@ import io.herald.consumer.metrics.ConsumerMetrics;
 import io.herald.consumer.pause.PauseGate;
 import io.herald.consumer.policy.Capabilities;
 import io.herald.consumer.policy.DeliveryPolicy;
+import io.herald.consumer.trace.DeliveryTracing;
+import io.herald.consumer.trace.RecordedSpans;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.sdk.trace.data.SpanData;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -216,6 +222,51 @@ class DispatcherTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> queue.completed.size() == 4);
     assertEquals(CircuitBreaker.State.CLOSED, breaker.state());
     assertEquals(1, breaker.snapshot().openedTotal());
+  }
+
+  @Test
+  void shouldHandleEachDeliveryInAConsumerSpanUnderItsStoredTraceContext() {
+    RecordedSpans recorded = new RecordedSpans();
+    destination.answering(new Outcome.Retry("HTTP 503", null, 503));
+    ClaimedDelivery stored = claim("dest", DeliveryState.DISPATCHING, 1, false);
+    queue.due.add(
+        new ClaimedDelivery(
+            stored.id(),
+            stored.jobId(),
+            stored.key(),
+            stored.idempotencyKey(),
+            stored.content(),
+            stored.claimToken(),
+            stored.attempts(),
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            null,
+            null,
+            stored.state()));
+    dispatcher =
+        new Dispatcher(
+            queue,
+            Map.of("dest", destination),
+            settings(),
+            policy,
+            config -> Capabilities.of(config, Duration.ZERO),
+            PauseGate.NONE,
+            Clock.systemUTC(),
+            metrics,
+            DeliveryTracing.of(recorded.sdk));
+    dispatcher.start();
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> !recorded.spans().isEmpty());
+    SpanData processing = recorded.named(DeliveryTracing.PROCESS);
+    assertEquals(SpanKind.CONSUMER, processing.getKind());
+    assertEquals("4bf92f3577b34da6a3ce929d0e0e4736", processing.getTraceId());
+    assertEquals("00f067aa0ba902b7", processing.getParentSpanId());
+    assertEquals(
+        stored.id().toString(), processing.getAttributes().get(DeliveryTracing.DELIVERY_ID));
+    assertEquals(503L, processing.getAttributes().get(DeliveryTracing.HTTP_STATUS));
+    assertEquals(
+        "RETRY_WAIT",
+        processing.getAttributes().get(AttributeKey.stringKey("herald.delivery.state")));
+    assertEquals(StatusCode.ERROR, processing.getStatus().getStatusCode());
   }
 
   /** A clock the test moves by hand. */

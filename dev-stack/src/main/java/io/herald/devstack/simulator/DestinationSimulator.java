@@ -15,7 +15,9 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -68,6 +70,9 @@ public final class DestinationSimulator implements AutoCloseable {
   /** The header Herald's destination client carries its claim's fencing token in. */
   public static final String FENCING_TOKEN_HEADER = "Herald-Fencing-Token";
 
+  /** How many received requests {@link #receivedRequests()} keeps (the oldest go first). */
+  public static final int RECEIVED_KEPT = 10_000;
+
   private final HttpServer server;
   private final ExecutorService executor;
   private final ArticleStore store;
@@ -78,6 +83,9 @@ public final class DestinationSimulator implements AutoCloseable {
   private final Map<String, Queue<Fault>> prefixFaults =
       new java.util.concurrent.ConcurrentHashMap<>();
   private final String requiredBearerToken;
+
+  /** The last {@link #RECEIVED_KEPT} requests at article paths, oldest first; guarded by itself. */
+  private final Deque<ReceivedRequest> received = new ArrayDeque<>();
 
   /** Per key, the highest fencing token seen; grows only (merged with max). */
   private final Map<String, Long> highestTokens = new java.util.concurrent.ConcurrentHashMap<>();
@@ -240,8 +248,21 @@ public final class DestinationSimulator implements AutoCloseable {
     return store.all();
   }
 
-  /** Forgets every article, request count, fencing token and pending fault. */
+  /**
+   * The last {@value #RECEIVED_KEPT} requests received at article paths (creates and lookups,
+   * refused ones too), oldest first, with the headers they carried.
+   */
+  public List<ReceivedRequest> receivedRequests() {
+    synchronized (received) {
+      return List.copyOf(received);
+    }
+  }
+
+  /** Forgets every article, request count, received request, fencing token and pending fault. */
   public void reset() {
+    synchronized (received) {
+      received.clear();
+    }
     faults.clear();
     prefixFaults.clear();
     highestTokens.clear();
@@ -258,6 +279,7 @@ public final class DestinationSimulator implements AutoCloseable {
 
   private void handleArticles(HttpExchange exchange) throws IOException {
     try (exchange) {
+      record(exchange);
       if (!authorized(exchange)) {
         respond(exchange, 401, error("unauthorized", "missing or wrong bearer token"));
         return;
@@ -281,6 +303,20 @@ public final class DestinationSimulator implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       log.debug("Simulator request interrupted (simulator closing)", e);
+    }
+  }
+
+  private void record(HttpExchange exchange) {
+    ReceivedRequest request =
+        new ReceivedRequest(
+            exchange.getRequestMethod(),
+            exchange.getRequestURI().getPath(),
+            exchange.getRequestHeaders());
+    synchronized (received) {
+      if (received.size() == RECEIVED_KEPT) {
+        received.removeFirst();
+      }
+      received.addLast(request);
     }
   }
 

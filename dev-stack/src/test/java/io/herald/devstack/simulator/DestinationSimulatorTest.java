@@ -350,6 +350,24 @@ class DestinationSimulatorTest {
   }
 
   /** A create without an idempotency key header, with {@code token} in the fencing header. */
+  @Test
+  void shouldRecordTheHeadersOfEveryRequestItReceived() throws Exception {
+    simulator = DestinationSimulator.start(Behaviour.cooperative());
+
+    post("key-1", BODY, Duration.ofSeconds(5));
+    lookUp("ref-1");
+
+    assertEquals(2, simulator.receivedRequests().size());
+    ReceivedRequest create = simulator.receivedRequests().getFirst();
+    assertEquals("POST", create.method());
+    assertEquals("/articles", create.path());
+    assertEquals("key-1", create.header("idempotency-key").orElseThrow());
+    assertEquals("key-1", create.header("IDEMPOTENCY-KEY").orElseThrow());
+    assertEquals("GET", simulator.receivedRequests().get(1).method());
+    simulator.reset();
+    assertTrue(simulator.receivedRequests().isEmpty());
+  }
+
   private HttpResponse<String> postFenced(String body, String token)
       throws IOException, InterruptedException {
     return client.send(

@@ -282,7 +282,8 @@ public final class PublicationApi extends Handler.Abstract {
   private Answer publish(Request request, String tenant, TraceContext trace) throws HttpProblem {
     JsonNode root = parser.parseBody(readJsonBody(request));
     PublicationIntent intent = parser.intent(root, tenant, trace);
-    Reservation reservation = jobs.reserve(List.of(intent)).getFirst();
+    Reservation reservation =
+        tracing.outboxInsert(tenant, () -> jobs.reserve(List.of(intent))).getFirst();
     MDC.put("jobId", reservation.job().id().toString());
     return switch (reservation) {
       case Reservation.Created created -> {
@@ -327,7 +328,7 @@ public final class PublicationApi extends Handler.Abstract {
         metrics.batchItem(ApiError.of(problem).outcome());
       }
     }
-    List<Reservation> reservations = jobs.reserve(intents);
+    List<Reservation> reservations = tracing.outboxInsert(tenant, () -> jobs.reserve(intents));
     int created = 0;
     for (int k = 0; k < reservations.size(); k++) {
       int index = positions.get(k);
