@@ -82,7 +82,8 @@ public final class BreakerIsolationBenchmark {
         properties = kit.properties(stack.groupId(name), healthy);
       } else {
         TestKit.Destination failing = kit.destination(failingName, Behaviour.cooperative());
-        failing.simulator().failNext(new Fault.Status(503), Integer.MAX_VALUE);
+        // Queued one per request: enough for every attempt of the run, bounded.
+        failing.simulator().failNext(new Fault.Status(503), 200_000);
         properties = kit.properties(stack.groupId(name), healthy, failing);
         tune(properties, failingName);
         properties.put(
