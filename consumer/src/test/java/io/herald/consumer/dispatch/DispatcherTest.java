@@ -20,7 +20,7 @@ import io.herald.consumer.pause.PauseGate;
 import io.herald.consumer.policy.Capabilities;
 import io.herald.consumer.policy.DeliveryPolicy;
 import io.herald.consumer.trace.DeliveryTracing;
-import io.herald.consumer.trace.RecordedSpans;
+import io.herald.devstack.telemetry.RecordedSpans;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.SpanKind;

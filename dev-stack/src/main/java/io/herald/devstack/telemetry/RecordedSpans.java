@@ -1,4 +1,4 @@
-package io.herald.writer.http;
+package io.herald.devstack.telemetry;
 
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.common.CompletableResultCode;
@@ -11,10 +11,10 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /** An SDK whose ended spans a test reads: a hand-written exporter, exported as each span ends. */
-final class RecordedSpans implements SpanExporter {
+public final class RecordedSpans implements SpanExporter {
 
   private final List<SpanData> spans = new CopyOnWriteArrayList<>();
-  final OpenTelemetrySdk sdk =
+  public final OpenTelemetrySdk sdk =
       OpenTelemetrySdk.builder()
           .setTracerProvider(
               SdkTracerProvider.builder()
@@ -22,11 +22,11 @@ final class RecordedSpans implements SpanExporter {
                   .build())
           .build();
 
-  List<SpanData> spans() {
+  public List<SpanData> spans() {
     return List.copyOf(spans);
   }
 
-  SpanData named(String name) {
+  public SpanData named(String name) {
     return spans.stream()
         .filter(span -> span.getName().equals(name))
         .findFirst()
