@@ -18,10 +18,17 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -114,6 +121,9 @@ final class FailoverRun {
             phantoms.size(),
             events.duplicates(),
             load.failures());
+        if (load.lastFailure() != null) {
+          System.out.println("FailoverRun: the last failed insert: " + load.lastFailure());
+        }
         return new Outcome(
             readyBefore, lost, phantoms, relay.process().isAlive(), relay.process().log());
       }
@@ -127,29 +137,54 @@ final class FailoverRun {
       boolean relayAlive,
       String relayLog) {}
 
-  /** Small transactions through the moving address; a failed one is not counted as written. */
+  /**
+   * Small transactions through the moving address, on threads of their own (not the common pool,
+   * which has one thread on two cores); a failed one is not counted as written. Each insert has a
+   * deadline: one of the runs saw an insert hang through the failover past the driver's socket
+   * timeout, and the client's hung connection is not what the test is about (an insert that commits
+   * late is still judged, through the new primary's outbox).
+   */
   private static final class Load {
+    private static final Duration INSERT_DEADLINE = Duration.ofSeconds(15);
+
     private final List<UUID> written = new ArrayList<>();
     private final AtomicBoolean stop = new AtomicBoolean();
     private final AtomicInteger failures = new AtomicInteger();
-    private final CompletableFuture<Void> done;
+    private final AtomicReference<Exception> lastFailure = new AtomicReference<>();
+    private final CompletableFuture<Void> done = new CompletableFuture<>();
+    private final ExecutorService inserts =
+        Executors.newCachedThreadPool(
+            runnable -> Thread.ofPlatform().name("failover-insert").daemon().unstarted(runnable));
 
     Load(OutboxRows rows) {
-      done =
-          CompletableFuture.runAsync(
+      Thread.ofPlatform()
+          .name("failover-load")
+          .daemon()
+          .start(
               () -> {
-                while (!stop.get()) {
-                  try {
-                    List<UUID> ids = rows.insert(5, 5);
-                    synchronized (written) {
-                      written.addAll(ids);
+                try {
+                  while (!stop.get()) {
+                    Future<List<UUID>> insert = inserts.submit(() -> rows.insert(5, 5));
+                    try {
+                      List<UUID> ids =
+                          insert.get(INSERT_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
+                      synchronized (written) {
+                        written.addAll(ids);
+                      }
+                    } catch (ExecutionException | TimeoutException e) {
+                      // The primary is gone or not yet writable: this one was not committed.
+                      insert.cancel(true);
+                      failures.incrementAndGet();
+                      lastFailure.set(e);
+                      Thread.sleep(200);
                     }
-                  } catch (SQLException e) {
-                    // The primary is gone or not yet reachable again: this one was not committed.
-                    failures.incrementAndGet();
-                    pause(200);
+                    Thread.sleep(20);
                   }
-                  pause(20);
+                  done.complete(null);
+                } catch (InterruptedException e) {
+                  done.completeExceptionally(e);
+                } finally {
+                  inserts.shutdownNow();
                 }
               });
     }
@@ -165,7 +200,27 @@ final class FailoverRun {
     }
 
     void awaitRows(int count) {
-      Awaitility.await().atMost(Duration.ofMinutes(2)).until(() -> written() >= count);
+      try {
+        Awaitility.await()
+            .atMost(Duration.ofMinutes(2))
+            .failFast("the load stopped", done::isDone)
+            .until(() -> written() >= count);
+      } catch (ConditionTimeoutException e) {
+        throw new AssertionError(
+            "the load wrote "
+                + written()
+                + " of "
+                + count
+                + " rows within 2 minutes; "
+                + failures.get()
+                + " inserts failed, the last: "
+                + lastFailure.get(),
+            e);
+      }
+    }
+
+    Exception lastFailure() {
+      return lastFailure.get();
     }
 
     List<UUID> stop() throws Exception {
@@ -173,15 +228,6 @@ final class FailoverRun {
       done.get(1, TimeUnit.MINUTES);
       synchronized (written) {
         return List.copyOf(written);
-      }
-    }
-
-    private static void pause(long millis) {
-      try {
-        Thread.sleep(millis);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException(e);
       }
     }
   }
@@ -232,6 +278,7 @@ final class FailoverRun {
     dataSource.setPassword(server.password());
     dataSource.setConnectTimeout(5);
     dataSource.setSocketTimeout(10);
+    dataSource.setLoginTimeout(10);
     return dataSource;
   }
 }
