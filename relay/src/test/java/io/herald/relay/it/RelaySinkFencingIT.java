@@ -3,7 +3,6 @@ package io.herald.relay.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.herald.devstack.HeraldIntegrationTest;
 import io.herald.devstack.StackContext;
@@ -12,6 +11,7 @@ import io.herald.relay.health.RelayMetrics;
 import io.herald.relay.health.RelayStatus;
 import io.herald.relay.sink.KafkaBatchSink;
 import io.herald.relay.sink.OutboxRecordConverter;
+import io.herald.relay.sink.RecordingCommitter;
 import io.herald.relay.sink.RelayPublishException;
 import io.herald.relay.sink.SendRetry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -55,8 +55,8 @@ class RelaySinkFencingIT {
     context.stack().kafka().createTopic(topic, 1);
     Map<String, Object> settings =
         ProducerSettings.from(Map.of(), context.bootstrapServers(), context.slot());
-    Committer formerMarks = new Committer();
-    Committer leaderMarks = new Committer();
+    RecordingCommitter formerMarks = new RecordingCommitter();
+    RecordingCommitter leaderMarks = new RecordingCommitter();
 
     try (KafkaProducer<byte[], byte[]> formerProducer = producer(settings);
         KafkaProducer<byte[], byte[]> leaderProducer = producer(settings)) {
@@ -140,29 +140,5 @@ class RelaySinkFencingIT {
       }
     }
     return values;
-  }
-
-  private static final class Committer
-      implements DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> {
-    final List<Object> processed = new ArrayList<>();
-
-    @Override
-    public void markProcessed(RecordChangeEvent<SourceRecord> record) {
-      processed.add(record.record().value());
-    }
-
-    @Override
-    public void markBatchFinished() {}
-
-    @Override
-    public void markProcessed(
-        RecordChangeEvent<SourceRecord> record, DebeziumEngine.Offsets offsets) {
-      markProcessed(record);
-    }
-
-    @Override
-    public DebeziumEngine.Offsets buildOffsets() {
-      throw new UnsupportedOperationException();
-    }
   }
 }

@@ -3,7 +3,6 @@ package io.herald.relay.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.herald.relay.health.RelayMetrics;
 import io.herald.relay.health.RelayStatus;
@@ -57,33 +56,6 @@ class KafkaBatchSinkTest {
         return CompletableFuture.failedFuture(error);
       }
       return super.send(record);
-    }
-  }
-
-  private static final class RecordingCommitter
-      implements DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> {
-    final List<String> processed = new ArrayList<>();
-    int batchesFinished;
-
-    @Override
-    public synchronized void markProcessed(RecordChangeEvent<SourceRecord> record) {
-      processed.add(String.valueOf(record.record().value()));
-    }
-
-    @Override
-    public synchronized void markBatchFinished() {
-      batchesFinished++;
-    }
-
-    @Override
-    public void markProcessed(
-        RecordChangeEvent<SourceRecord> record, DebeziumEngine.Offsets offsets) {
-      markProcessed(record);
-    }
-
-    @Override
-    public DebeziumEngine.Offsets buildOffsets() {
-      throw new UnsupportedOperationException();
     }
   }
 
