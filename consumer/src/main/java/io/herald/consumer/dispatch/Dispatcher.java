@@ -128,7 +128,8 @@ public final class Dispatcher implements AutoCloseable {
         capabilities,
         PauseGate.NONE,
         Clock.systemUTC(),
-        metrics);
+        metrics,
+        DeliveryTracing.NOOP);
   }
 
   /**
@@ -138,31 +139,8 @@ public final class Dispatcher implements AutoCloseable {
    * @param pauses the operators' pauses, refreshed by the poll loop; a paused destination's
    *     deliveries are not claimed
    * @param clock the time of each destination's {@link CircuitBreaker} (its open time)
-   */
-  public Dispatcher(
-      DeliveryQueue deliveries,
-      Map<String, ? extends Destination> destinations,
-      DispatchSettings settings,
-      DeliveryPolicy policy,
-      Function<DestinationConfig, Capabilities> capabilities,
-      PauseGate pauses,
-      Clock clock,
-      ConsumerMetrics metrics) {
-    this(
-        deliveries,
-        destinations,
-        settings,
-        policy,
-        capabilities,
-        pauses,
-        clock,
-        metrics,
-        DeliveryTracing.NOOP);
-  }
-
-  /**
-   * As above, each claimed delivery handled in a {@code tracing} processing span (the destination
-   * call's client span its child).
+   * @param tracing each claimed delivery is handled in its processing span (the destination call's
+   *     client span its child); {@link DeliveryTracing#NOOP} for none
    */
   public Dispatcher(
       DeliveryQueue deliveries,

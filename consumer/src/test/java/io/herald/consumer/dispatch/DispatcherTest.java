@@ -162,7 +162,8 @@ class DispatcherTest {
             config -> Capabilities.of(config, Duration.ZERO),
             pauses,
             Clock.systemUTC(),
-            metrics);
+            metrics,
+            DeliveryTracing.NOOP);
     dispatcher.start();
 
     await().atMost(Duration.ofSeconds(10)).until(() -> free.published.size() == 1);
@@ -194,7 +195,8 @@ class DispatcherTest {
             config -> Capabilities.of(config, Duration.ZERO),
             PauseGate.NONE,
             clock,
-            metrics);
+            metrics,
+            DeliveryTracing.NOOP);
     dispatcher.start();
 
     // The second failure opens the breaker; a third call may have started before it did.
