@@ -130,7 +130,12 @@ class KafkaBrokerIT {
                   ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
                   listener.bootstrapServers(),
                   ProducerConfig.MAX_BLOCK_MS_CONFIG,
-                  2_000),
+                  2_000,
+                  // Its sender thread waits out an unanswered request even on close(ZERO).
+                  ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG,
+                  2_000,
+                  ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
+                  3_000),
               new StringSerializer(),
               new StringSerializer());
       try {
