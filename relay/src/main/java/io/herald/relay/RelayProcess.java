@@ -8,6 +8,7 @@ import io.herald.relay.ha.LeaderWatch;
 import io.herald.relay.health.RelayMetrics;
 import io.herald.relay.health.RelayStatus;
 import io.herald.relay.offsets.OffsetTopic;
+import io.herald.relay.offsets.SlotIdentity;
 import io.herald.relay.offsets.StoredOffsets;
 import io.herald.relay.sink.KafkaBatchSink;
 import io.herald.relay.sink.OutboxRecordConverter;
@@ -22,6 +23,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -476,18 +478,52 @@ public final class RelayProcess implements AutoCloseable {
             decision.identityToStore().get(),
             engineProperties.offsetTopic());
       }
-      case RESUME ->
-          log.info(
-              "Slot '{}' and the stored offsets {} agree; resuming",
-              engineProperties.slotName(),
-              stored.engine().orElseThrow());
-      case RESUME_WITHOUT_OFFSET ->
-          log.warn(
-              "The relay offsets for slot '{}' are gone but its identity is stored; resuming from"
-                  + " the slot's confirmed position, which re-delivers events the slot had not"
-                  + " confirmed (duplicates, no loss)",
-              engineProperties.slotName());
+      case RESUME -> {
+        storeRetimed(decision);
+        log.info(
+            "Slot '{}' and the stored offsets {} agree; resuming",
+            engineProperties.slotName(),
+            stored.engine().orElseThrow());
+      }
+      case RESUME_WITHOUT_OFFSET -> {
+        storeRetimed(decision);
+        log.warn(
+            "The relay offsets for slot '{}' are gone but its identity is stored; resuming from"
+                + " the slot's confirmed position, which re-delivers events the slot had not"
+                + " confirmed (duplicates, no loss)",
+            engineProperties.slotName());
+      }
+      case RESUME_FROM_SLOT_AFTER_PROMOTION -> {
+        SlotIdentity retimed = decision.identityToStore().orElseThrow();
+        offsetTopic.resetToSlot(
+            engineProperties.engineName(),
+            engineProperties.topicPrefix(),
+            retimed,
+            STARTUP_TIMEOUT);
+        log.warn(
+            "PostgreSQL was promoted since this relay last streamed (timeline {} -> {}): resuming"
+                + " from slot '{}' at its confirmed position instead of the stored offsets {}, so"
+                + " no commit of the new primary is skipped; events between the two are published"
+                + " again (the inbox absorbs them). Without synchronized_standby_slots on the"
+                + " former primary, events it published past what its standby had received are in"
+                + " Kafka for commits this server lacks.",
+            stored.identity().flatMap(i -> boxed(i.timeline())).orElseThrow(),
+            retimed.timeline().getAsLong(),
+            engineProperties.slotName(),
+            stored.engine().orElseThrow());
+      }
     }
+  }
+
+  /** Stores the identity on the server's timeline when the stored one did not name it. */
+  private void storeRetimed(SlotGuard.Decision decision) throws Exception {
+    if (decision.identityToStore().isPresent()) {
+      offsetTopic.writeIdentity(decision.identityToStore().get(), STARTUP_TIMEOUT);
+    }
+  }
+
+  private static Optional<Long> boxed(OptionalLong value) {
+    return value.isPresent() ? Optional.of(value.getAsLong()) : Optional.empty();
   }
 
   /** Stops gracefully: the batch in hand finishes and acknowledged offsets are committed. */

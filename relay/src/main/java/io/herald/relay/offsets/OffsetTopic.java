@@ -142,14 +142,15 @@ public final class OffsetTopic {
   }
 
   /**
-   * After a slot recovery: removes the engine's stored offset (a tombstone under each key the topic
-   * holds for it, byte for byte as Kafka Connect wrote it, since the offset store keys by the
-   * bytes) and writes the identity of the recreated slot, so that the relay streams from the new
-   * slot's position. Waits for Kafka's acknowledgements.
+   * After a slot recovery or a promotion: removes the engine's stored offset (a tombstone under
+   * each key the topic holds for it, byte for byte as Kafka Connect wrote it, since the offset
+   * store keys by the bytes) and writes {@code identity} (the recreated slot's, or the slot's on
+   * the new timeline), so that the relay streams from the slot's confirmed position. Waits for
+   * Kafka's acknowledgements.
    *
    * @return how many engine offset keys were removed
    */
-  public int resetForRecoveredSlot(
+  public int resetToSlot(
       String engineName, String topicPrefix, SlotIdentity identity, Duration timeout)
       throws InterruptedException, TimeoutException {
     JsonNode engineKey = engineKey(engineName, topicPrefix);

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * Which slot on which PostgreSQL cluster the stored offsets belong to, written next to the offsets
@@ -18,6 +19,8 @@ import java.util.Optional;
  *     created by the schema set-up
  * @param adoptedAt the slot's {@code confirmed_flush_lsn} when the relay first used it
  * @param adoptedOn when that was
+ * @param timeline the server's timeline when the relay last started streaming on it; empty in an
+ *     identity stored before the relay recorded it
  */
 public record SlotIdentity(
     String systemIdentifier,
@@ -25,7 +28,14 @@ public record SlotIdentity(
     String slot,
     Optional<Lsn> createdAt,
     Lsn adoptedAt,
-    Instant adoptedOn) {
+    Instant adoptedOn,
+    OptionalLong timeline) {
+
+  /** This identity on timeline {@code next}. */
+  public SlotIdentity onTimeline(long next) {
+    return new SlotIdentity(
+        systemIdentifier, database, slot, createdAt, adoptedAt, adoptedOn, OptionalLong.of(next));
+  }
 
   JsonNode toJson(ObjectMapper mapper) {
     ObjectNode node = mapper.createObjectNode();
@@ -35,6 +45,7 @@ public record SlotIdentity(
     createdAt.ifPresent(lsn -> node.put("createdAt", lsn.toString()));
     node.put("adoptedAt", adoptedAt.toString());
     node.put("adoptedOn", adoptedOn.toString());
+    timeline.ifPresent(t -> node.put("timeline", t));
     return node;
   }
 
@@ -47,6 +58,9 @@ public record SlotIdentity(
             ? Optional.of(Lsn.parse(node.get("createdAt").asText()))
             : Optional.empty(),
         Lsn.parse(node.required("adoptedAt").asText()),
-        Instant.parse(node.required("adoptedOn").asText()));
+        Instant.parse(node.required("adoptedOn").asText()),
+        node.hasNonNull("timeline")
+            ? OptionalLong.of(node.get("timeline").asLong())
+            : OptionalLong.empty());
   }
 }

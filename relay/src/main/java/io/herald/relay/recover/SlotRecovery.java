@@ -24,6 +24,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -198,7 +199,7 @@ public final class SlotRecovery {
       // No creation marker: this slot was created by the recovery, not by the schema set-up, so
       // the relay's check against herald_relay.capture_slot does not apply to it.
       int removed =
-          offsets.resetForRecoveredSlot(
+          offsets.resetToSlot(
               engine.engineName(),
               engine.topicPrefix(),
               new SlotIdentity(
@@ -207,7 +208,8 @@ public final class SlotRecovery {
                   slotName,
                   Optional.empty(),
                   consistentPoint,
-                  clock.instant()),
+                  clock.instant(),
+                  OptionalLong.of(server.timeline())),
               KAFKA_TIMEOUT);
       return new RecoveryReport(
           slotName,

@@ -25,7 +25,8 @@ public final class PostgresSlots {
 
   private static final String SERVER_SQL =
       "SELECT (SELECT system_identifier::text FROM pg_control_system()),"
-          + " current_database(), pg_current_wal_lsn()::text";
+          + " current_database(), pg_current_wal_lsn()::text,"
+          + " pg_walfile_name(pg_current_wal_lsn())";
 
   private static final String LAG_SQL =
       "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint"
@@ -71,7 +72,11 @@ public final class PostgresSlots {
         PreparedStatement statement = connection.prepareStatement(SERVER_SQL);
         ResultSet rows = statement.executeQuery()) {
       rows.next();
-      return new ServerState(rows.getString(1), rows.getString(2), Lsn.parse(rows.getString(3)));
+      return new ServerState(
+          rows.getString(1),
+          rows.getString(2),
+          Lsn.parse(rows.getString(3)),
+          ServerState.timelineOf(rows.getString(4)));
     }
   }
 

@@ -6,6 +6,7 @@ import io.herald.relay.offsets.SlotIdentity;
 import io.herald.relay.offsets.StoredOffsets;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * Decides, before the engine starts, whether streaming from the slot with the stored offsets could
@@ -29,6 +30,12 @@ import java.util.Optional;
  *       the marker it stored with the offsets must still match the registered one.
  *   <li>The stored {@link SlotIdentity} names the cluster ({@code system_identifier}); offsets of
  *       another cluster mean nothing here.
+ *   <li>It also names the timeline the relay last streamed on. A higher one means a standby was
+ *       promoted since: its copy of the slot (a failover slot) is at most where the relay had
+ *       confirmed, but the stored offsets may point past the WAL the standby had received, at
+ *       positions the new primary's own commits now take; Debezium, resuming from the stored
+ *       offsets, would skip those commits. So after a promotion the relay resumes from the slot
+ *       (duplicates, no loss). A lower one is a server the cluster has failed over from.
  * </ul>
  *
  * <p>Stateless and thread-safe.
@@ -45,10 +52,18 @@ public final class SlotGuard {
      * The identity is stored but the engine offset is gone: streaming from the slot re-delivers
      * what the slot has not confirmed (duplicates, no loss).
      */
-    RESUME_WITHOUT_OFFSET
+    RESUME_WITHOUT_OFFSET,
+    /**
+     * A standby was promoted since the relay last streamed: remove the stored engine offset and
+     * store the identity on the new timeline, then stream from the slot's confirmed position.
+     */
+    RESUME_FROM_SLOT_AFTER_PROMOTION
   }
 
-  /** The outcome: what to do and, for a first start, the identity to store. */
+  /**
+   * The outcome: what to do and the identity to store first, if any (on a first start, after a
+   * promotion, and when the stored one does not yet name its timeline).
+   */
   public record Decision(Verdict verdict, Optional<SlotIdentity> identityToStore) {}
 
   private final String slotName;
@@ -129,10 +144,25 @@ public final class SlotGuard {
           identity.get().createdAt().get(),
           identity.get().adoptedAt());
     }
+    OptionalLong storedTimeline = identity.map(SlotIdentity::timeline).orElse(OptionalLong.empty());
+    if (storedTimeline.isPresent() && server.timeline() < storedTimeline.getAsLong()) {
+      throw refuse(
+          "The relay last streamed on timeline %d of PostgreSQL cluster %s, but this server is on"
+              + " timeline %d: a former primary the cluster has failed over from (or a server"
+              + " restored from an older backup). Its WAL parted from the one the relay read."
+              + " Recover: point the relay at the current primary.",
+          storedTimeline.getAsLong(), server.systemIdentifier(), server.timeline());
+    }
+    boolean promoted = storedTimeline.isPresent() && server.timeline() > storedTimeline.getAsLong();
+    // The identity on this server's timeline, when the stored one is not (yet).
+    Optional<SlotIdentity> retimed =
+        identity
+            .filter(i -> i.timeline().isEmpty() || promoted)
+            .map(i -> i.onTimeline(server.timeline()));
     Optional<EngineOffset> offset = stored.engine();
     if (offset.isEmpty()) {
       if (identity.isPresent()) {
-        return new Decision(Verdict.RESUME_WITHOUT_OFFSET, Optional.empty());
+        return new Decision(Verdict.RESUME_WITHOUT_OFFSET, retimed);
       }
       if (registeredCreation.isPresent() && slotPosition.isAfter(registeredCreation.get())) {
         throw refuse(
@@ -154,10 +184,12 @@ public final class SlotGuard {
                   slotName,
                   registeredCreation,
                   slotPosition,
-                  now)));
+                  now,
+                  OptionalLong.of(server.timeline()))));
     }
     Lsn furthest = offset.get().furthest().orElse(slotPosition);
-    if (furthest.isAfter(server.currentWal())) {
+    // After a promotion offsets past the new timeline's WAL are expected (what the standby lacked).
+    if (!promoted && furthest.isAfter(server.currentWal())) {
       throw refuse(
           "The relay offsets point at WAL position %s but the server's WAL ends at %s: the"
               + " database was restored from a backup, or the relay points at another server."
@@ -177,7 +209,10 @@ public final class SlotGuard {
               + " event in Kafka and resets the relay offsets), then start again.",
           slotName, slotPosition, confirmed.get(), confirmed.get(), slotPosition);
     }
-    return new Decision(Verdict.RESUME, Optional.empty());
+    if (promoted) {
+      return new Decision(Verdict.RESUME_FROM_SLOT_AFTER_PROMOTION, retimed);
+    }
+    return new Decision(Verdict.RESUME, retimed);
   }
 
   private SlotGapException missing(ServerState server, StoredOffsets stored) {

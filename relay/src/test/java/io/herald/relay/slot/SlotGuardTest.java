@@ -9,13 +9,14 @@ import io.herald.relay.offsets.SlotIdentity;
 import io.herald.relay.offsets.StoredOffsets;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
 class SlotGuardTest {
 
   private static final Instant NOW = Instant.parse("2026-11-30T10:00:00Z");
   private static final ServerState SERVER =
-      new ServerState("7000", "herald", Lsn.parse("0/5000000"));
+      new ServerState("7000", "herald", Lsn.parse("0/5000000"), 1);
   private static final Lsn CREATED = Lsn.parse("0/1000000");
   private final SlotGuard guard = new SlotGuard("herald_relay", "pgoutput");
 
@@ -39,7 +40,8 @@ class SlotGuardTest {
   }
 
   private static SlotIdentity identity() {
-    return new SlotIdentity("7000", "herald", "herald_relay", Optional.of(CREATED), CREATED, NOW);
+    return new SlotIdentity(
+        "7000", "herald", "herald_relay", Optional.of(CREATED), CREATED, NOW, OptionalLong.of(1));
   }
 
   @Test
@@ -110,7 +112,7 @@ class SlotGuardTest {
 
   @Test
   void shouldRefuseOffsetsFromAnotherCluster() {
-    ServerState other = new ServerState("8000", "herald", SERVER.currentWal());
+    ServerState other = new ServerState("8000", "herald", SERVER.currentWal(), 1);
     assertThatThrownBy(
             () ->
                 guard.check(
@@ -187,7 +189,13 @@ class SlotGuardTest {
     // schema set-up's marker, while herald_relay.capture_slot still names the old slot's start.
     SlotIdentity recovered =
         new SlotIdentity(
-            "7000", "herald", "herald_relay", Optional.empty(), Lsn.parse("0/5000000"), NOW);
+            "7000",
+            "herald",
+            "herald_relay",
+            Optional.empty(),
+            Lsn.parse("0/5000000"),
+            NOW,
+            OptionalLong.of(1));
     SlotGuard.Decision decision =
         guard.check(
             Optional.of(slot(Lsn.parse("0/5000000"))),
@@ -197,5 +205,85 @@ class SlotGuardTest {
             NOW);
 
     assertThat(decision.verdict()).isEqualTo(SlotGuard.Verdict.RESUME_WITHOUT_OFFSET);
+  }
+
+  @Test
+  void shouldResumeFromTheSlotWhenAStandbyWasPromotedPastTheStoredOffsets() {
+    // The standby lacked WAL the relay had read: the offsets point past the new timeline's end.
+    ServerState promoted = new ServerState("7000", "herald", Lsn.parse("0/3000000"), 2);
+    SlotGuard.Decision decision =
+        guard.check(
+            Optional.of(slot(Lsn.parse("0/2000000"))),
+            Optional.of(CREATED),
+            promoted,
+            offsets(Lsn.parse("0/3800000")),
+            NOW);
+
+    assertThat(decision.verdict()).isEqualTo(SlotGuard.Verdict.RESUME_FROM_SLOT_AFTER_PROMOTION);
+    assertThat(decision.identityToStore()).contains(identity().onTimeline(2));
+  }
+
+  @Test
+  void shouldStillRefuseOffsetsPastTheWalOnTheSameTimeline() {
+    ServerState restored = new ServerState("7000", "herald", Lsn.parse("0/3000000"), 1);
+
+    assertThatThrownBy(
+            () ->
+                guard.check(
+                    Optional.of(slot(Lsn.parse("0/2000000"))),
+                    Optional.of(CREATED),
+                    restored,
+                    offsets(Lsn.parse("0/3800000")),
+                    NOW))
+        .isInstanceOf(SlotGapException.class)
+        .hasMessageContaining("restored from a backup");
+  }
+
+  @Test
+  void shouldRefuseAFormerPrimaryOnAnEarlierTimeline() {
+    SlotIdentity onTwo = identity().onTimeline(2);
+
+    assertThatThrownBy(
+            () ->
+                guard.check(
+                    Optional.of(slot(Lsn.parse("0/2000000"))),
+                    Optional.of(CREATED),
+                    SERVER,
+                    new StoredOffsets(offsets(Lsn.parse("0/2000000")).engine(), Optional.of(onTwo)),
+                    NOW))
+        .isInstanceOf(SlotGapException.class)
+        .hasMessageContaining("last streamed on timeline 2")
+        .hasMessageContaining("this server is on timeline 1");
+  }
+
+  @Test
+  void shouldStoreTheTimelineWhenTheStoredIdentityDoesNotNameOne() {
+    SlotIdentity old =
+        new SlotIdentity(
+            "7000",
+            "herald",
+            "herald_relay",
+            Optional.of(CREATED),
+            CREATED,
+            NOW,
+            OptionalLong.empty());
+    SlotGuard.Decision decision =
+        guard.check(
+            Optional.of(slot(Lsn.parse("0/2000000"))),
+            Optional.of(CREATED),
+            SERVER,
+            new StoredOffsets(offsets(Lsn.parse("0/2000000")).engine(), Optional.of(old)),
+            NOW);
+
+    assertThat(decision.verdict()).isEqualTo(SlotGuard.Verdict.RESUME);
+    assertThat(decision.identityToStore()).contains(identity());
+  }
+
+  @Test
+  void shouldReadTheTimelineFromAWalFileName() {
+    assertThat(ServerState.timelineOf("000000020000000000000003")).isEqualTo(2);
+    assertThat(ServerState.timelineOf("0000001A0000000100000000")).isEqualTo(26);
+    assertThatThrownBy(() -> ServerState.timelineOf("0/3000000"))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }
