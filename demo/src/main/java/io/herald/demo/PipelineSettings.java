@@ -118,6 +118,32 @@ public record PipelineSettings(
         links);
   }
 
+  /**
+   * These settings on {@code server} instead, for the processes and the herald command alike (an
+   * address that moves to the new primary at a failover); the other links stay.
+   */
+  public PipelineSettings withPostgres(PostgresServer server) {
+    return new PipelineSettings(
+        server,
+        database,
+        bootstrapServers,
+        publication,
+        slot,
+        publicationTopic,
+        deliveryTopic,
+        dlqTopic,
+        offsetsTopic,
+        consumerGroup,
+        destinationsBaseUrl,
+        configDir,
+        logDir,
+        new ProcessLinks(
+            server.host(),
+            server.port(),
+            processLinks.bootstrapServers(),
+            processLinks.destinationsBaseUrl()));
+  }
+
   /** The direct addresses: what the herald command connects to, whatever the processes do. */
   public ProcessLinks directLinks() {
     return new ProcessLinks(

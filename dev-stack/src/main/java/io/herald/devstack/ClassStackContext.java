@@ -10,7 +10,6 @@ import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
-import org.postgresql.ds.PGSimpleDataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -90,11 +89,7 @@ final class ClassStackContext implements StackContext, AutoCloseable {
 
   @Override
   public DataSource dataSource() {
-    PGSimpleDataSource dataSource = new PGSimpleDataSource();
-    dataSource.setURL(jdbcUrl());
-    dataSource.setUser(user());
-    dataSource.setPassword(password());
-    return dataSource;
+    return stack.postgres().dataSource(database());
   }
 
   @Override

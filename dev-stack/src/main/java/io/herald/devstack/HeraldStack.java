@@ -1,5 +1,7 @@
 package io.herald.devstack;
 
+import java.nio.file.Path;
+
 /**
  * A real PostgreSQL server (wal_level=logical) and a real Kafka broker (KRaft) for tests and the
  * local demo.
@@ -22,6 +24,15 @@ public interface HeraldStack {
    */
   static HeraldStack shared() {
     return SharedStack.get();
+  }
+
+  /**
+   * Where the embedded stack unpacks the PostgreSQL binaries ({@code initdb}, {@code pg_ctl},
+   * {@code postgres}), for servers of a test's own beside it (a primary and its standby); they are
+   * there once the embedded stack has started.
+   */
+  static Path postgresBinaries() {
+    return SharedStack.stackDirectory().resolve("postgres-binaries");
   }
 
   /** The PostgreSQL server; never null. */

@@ -6,6 +6,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.regex.Pattern;
+import javax.sql.DataSource;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * A PostgreSQL server with {@code wal_level=logical}, reachable over TCP.
@@ -33,6 +35,15 @@ public interface PostgresServer {
   /** A JDBC URL for the given database on this server. */
   default String jdbcUrl(String database) {
     return "jdbc:postgresql://" + host() + ":" + port() + "/" + database;
+  }
+
+  /** A non-pooling data source on {@code database} as {@link #user()}; each call a new one. */
+  default DataSource dataSource(String database) {
+    PGSimpleDataSource dataSource = new PGSimpleDataSource();
+    dataSource.setURL(jdbcUrl(database));
+    dataSource.setUser(user());
+    dataSource.setPassword(password());
+    return dataSource;
   }
 
   /**

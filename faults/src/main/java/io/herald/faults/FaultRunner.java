@@ -29,6 +29,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Predicate;
+import javax.sql.DataSource;
 
 /**
  * Runs one fault class for some rounds against the three real processes (child JVMs, the shipped
@@ -105,27 +106,31 @@ final class FaultRunner {
       PipelineSettings pipelineSettings =
           PipelineSettings.isolated(
               stack, kafka, simulator.baseUri(), configDir(), workDir.resolve("logs"));
-      try (Pipeline pipeline = Pipeline.start(fault.links(stack, pipelineSettings), overrides)) {
-        Round context =
-            new Round(
-                pipeline,
-                simulator,
-                pipelineSettings,
-                new Observations(
-                    stack.dataSource(),
-                    kafka.bootstrapServers(),
-                    pipelineSettings.publicationTopic()),
-                new HeraldCommandLine(workDir.resolve("herald"), Duration.ofMinutes(3)));
-        for (int round = 1; round <= settings.rounds(); round++) {
-          RoundReport report = context.run(round, settings.seed() + round - 1);
-          out.println(report.format());
-          reports.add(report);
-          if (report.failure() != null) {
-            break;
+      try {
+        PipelineSettings linked = fault.links(stack, pipelineSettings);
+        // The server the pipeline writes to: the stack's, or one the class runs (F14's pair).
+        DataSource database = linked.postgres().dataSource(linked.database());
+        try (Pipeline pipeline = Pipeline.start(linked, overrides)) {
+          Round context =
+              new Round(
+                  pipeline,
+                  simulator,
+                  pipelineSettings,
+                  database,
+                  new Observations(
+                      database, kafka.bootstrapServers(), pipelineSettings.publicationTopic()),
+                  new HeraldCommandLine(workDir.resolve("herald"), Duration.ofMinutes(3)));
+          for (int round = 1; round <= settings.rounds(); round++) {
+            RoundReport report = context.run(round, settings.seed() + round - 1);
+            out.println(report.format());
+            reports.add(report);
+            if (report.failure() != null) {
+              break;
+            }
           }
         }
       } finally {
-        // What the class set up for the links (proxies) outlives the pipeline using it.
+        // What the class set up for the links (proxies, servers) outlives the pipeline using it.
         fault.close();
       }
     }
@@ -138,6 +143,7 @@ final class FaultRunner {
     private final Pipeline pipeline;
     private final DestinationSimulator simulator;
     private final PipelineSettings pipelineSettings;
+    private final DataSource database;
     private final Observations observations;
     private final HeraldCommandLine herald;
 
@@ -145,11 +151,13 @@ final class FaultRunner {
         Pipeline pipeline,
         DestinationSimulator simulator,
         PipelineSettings pipelineSettings,
+        DataSource database,
         Observations observations,
         HeraldCommandLine herald) {
       this.pipeline = pipeline;
       this.simulator = simulator;
       this.pipelineSettings = pipelineSettings;
+      this.database = database;
       this.observations = observations;
       this.herald = herald;
     }
@@ -250,7 +258,7 @@ final class FaultRunner {
     }
 
     private int uncertainItems(String prefix) throws SQLException {
-      try (Connection connection = stack.dataSource().getConnection();
+      try (Connection connection = database.getConnection();
           PreparedStatement select = connection.prepareStatement(UNCERTAIN_ITEMS)) {
         select.setString(1, prefix + "%");
         try (ResultSet row = select.executeQuery()) {

@@ -1,8 +1,10 @@
 package io.herald.devstack.embedded;
 
 import io.herald.devstack.PostgresServer;
+import io.herald.devstack.proxy.TcpProxy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -20,6 +22,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -32,7 +36,10 @@ import org.slf4j.LoggerFactory;
  * pg_backup_stop} and its label file. The standby streams from the primary through a physical slot
  * ({@link #STANDBY_SLOT}) with {@code hot_standby_feedback} and {@code sync_replication_slots} on,
  * so logical slots created with {@code failover = true} are synchronized to it and usable once it
- * is promoted.
+ * is promoted. The standby reaches the primary through a {@link TcpProxy} ({@link
+ * #replicationLink()}), so a test can hold it back. {@link #promote()} makes the standby the
+ * primary; {@link #startStandby} then makes a new standby of it, so a test can fail over again and
+ * again.
  *
  * <pre>{@code
  * try (EmbeddedPostgresPair pair = EmbeddedPostgresPair.start(dir, binaries)) {
@@ -72,8 +79,11 @@ public final class EmbeddedPostgresPair implements AutoCloseable {
 
   private final Path directory;
   private final Path binaries;
-  private final EmbeddedPostgresServer primary;
+  private final List<EmbeddedPostgresServer> former = new ArrayList<>();
+  private EmbeddedPostgresServer primary;
   private EmbeddedPostgresServer standby;
+  private TcpProxy replication;
+  private int standbys;
 
   private EmbeddedPostgresPair(Path directory, Path binaries, EmbeddedPostgresServer primary) {
     this.directory = directory;
@@ -112,8 +122,14 @@ public final class EmbeddedPostgresPair implements AutoCloseable {
    *     requires one in {@code primary_conninfo} for {@code sync_replication_slots})
    */
   public void startStandby(String database) {
-    Path standbyDirectory = directory.resolve("standby");
+    if (standby != null) {
+      throw new IllegalStateException("a standby runs already, on port " + standby.port());
+    }
+    Path standbyDirectory = directory.resolve("standby-" + ++standbys);
     Path target = standbyDirectory.resolve("data");
+    replication =
+        TcpProxy.start(
+            "replication-" + standbys, new InetSocketAddress(primary.host(), primary.port()));
     try (Connection connection = primaryConnection("postgres")) {
       try (PreparedStatement slot =
           connection.prepareStatement(
@@ -139,8 +155,8 @@ public final class EmbeddedPostgresPair implements AutoCloseable {
       String conninfo =
           String.format(
               "host=%s port=%d user=%s password=%s dbname=%s application_name=%s",
-              primary.host(),
-              primary.port(),
+              "127.0.0.1",
+              replication.port(),
               primary.user(),
               primary.password(),
               database,
@@ -188,8 +204,114 @@ public final class EmbeddedPostgresPair implements AutoCloseable {
     }
   }
 
-  /** Promotes the standby ({@code pg_promote}, waiting); it is then a primary on its own port. */
+  /**
+   * The standby's link to the primary: {@link TcpProxy#freeze()} holds the standby back (the
+   * primary's WAL stays with the primary), as a slow or cut replication network would.
+   */
+  public TcpProxy replicationLink() {
+    if (replication == null) {
+      throw new IllegalStateException("no standby: call startStandby first");
+    }
+    return replication;
+  }
+
+  /**
+   * Sets {@code synchronous_standby_names} on the primary to the standby (or clears it): with it, a
+   * commit is acknowledged only once the standby has flushed it, so a failover loses no
+   * acknowledged write. A primary with it and no standby acknowledges nothing.
+   */
+  public void synchronousStandby(boolean on) {
+    try (Connection connection = primaryConnection("postgres");
+        Statement statement = connection.createStatement()) {
+      // As above: the value is this class's constant (the standby's application_name).
+      statement.execute(
+          "ALTER SYSTEM SET synchronous_standby_names = '" + (on ? STANDBY_SLOT : "") + "'");
+      statement.execute("SELECT pg_reload_conf()");
+    } catch (SQLException e) {
+      throw new IllegalStateException("setting synchronous_standby_names failed", e);
+    }
+  }
+
+  /**
+   * Waits until the standby streams from the primary (in synchronous mode when {@link
+   * #synchronousStandby} is on) and holds a persistent synchronized copy of the logical slot {@code
+   * slot}: from then on a failover keeps the slot.
+   *
+   * @throws IllegalStateException if that does not happen within {@code timeout}
+   */
+  public void awaitSynchronized(String slot, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    String state = "not checked";
+    while (System.nanoTime() < deadline) {
+      try {
+        state = synchronization(slot);
+        if (state.isEmpty()) {
+          return;
+        }
+      } catch (SQLException e) {
+        state = "unreadable: " + e.getMessage();
+      }
+      try {
+        // Nothing to wait on but the slot sync worker's next cycle.
+        Thread.sleep(250);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted waiting for the standby to synchronize", e);
+      }
+    }
+    throw new IllegalStateException(
+        "the standby on port "
+            + standby().port()
+            + " did not synchronize slot "
+            + slot
+            + " within "
+            + timeout
+            + ": "
+            + state);
+  }
+
+  /** What the standby still lacks for {@link #awaitSynchronized}; empty when nothing. */
+  private String synchronization(String slot) throws SQLException {
+    try (Connection connection = primaryConnection("postgres");
+        PreparedStatement statement =
+            connection.prepareStatement(
+                "SELECT r.sync_state, current_setting('synchronous_standby_names')"
+                    + " FROM pg_stat_replication r WHERE r.application_name = ?"
+                    + " AND r.state = 'streaming'")) {
+      statement.setString(1, STANDBY_SLOT);
+      try (ResultSet result = statement.executeQuery()) {
+        if (!result.next()) {
+          return "not streaming from the primary";
+        }
+        if (!result.getString(2).isEmpty() && !result.getString(1).equals("sync")) {
+          return "streaming, but " + result.getString(1) + ", not sync";
+        }
+      }
+    }
+    try (Connection connection =
+            DriverManager.getConnection(
+                standby().jdbcUrl("postgres"), standby.user(), standby.password());
+        PreparedStatement statement =
+            connection.prepareStatement(
+                "SELECT count(*) FROM pg_replication_slots"
+                    + " WHERE slot_name = ? AND synced AND NOT temporary")) {
+      statement.setString(1, slot);
+      try (ResultSet result = statement.executeQuery()) {
+        result.next();
+        return result.getLong(1) == 1 ? "" : "no persistent synchronized copy of the slot yet";
+      }
+    }
+  }
+
+  /**
+   * Promotes the standby ({@code pg_promote}, waiting): it becomes {@link #primary()}, on its own
+   * port, and the pair has no standby until {@link #startStandby} makes one. The former primary is
+   * not touched (stop it first: two primaries of one cluster are a split brain).
+   */
   public void promote() {
+    // Cut first: WAL a frozen link still holds must not reach the standby once it is promoted.
+    replicationLink().close();
+    replication = null;
     try (Connection connection =
             DriverManager.getConnection(
                 standby().jdbcUrl("postgres"), standby.user(), standby.password());
@@ -206,16 +328,35 @@ public final class EmbeddedPostgresPair implements AutoCloseable {
       throw new IllegalStateException("promoting the standby failed", e);
     }
     LOG.info("PostgreSQL standby on port {} promoted", standby.port());
+    former.add(primary);
+    primary = standby;
+    standby = null;
   }
 
   @Override
   public void close() {
-    try {
-      if (standby != null) {
-        standby.stop();
+    if (replication != null) {
+      replication.close();
+    }
+    List<EmbeddedPostgresServer> servers = new ArrayList<>(former);
+    servers.add(primary);
+    if (standby != null) {
+      servers.add(standby);
+    }
+    RuntimeException failure = null;
+    for (EmbeddedPostgresServer server : servers.reversed()) {
+      try {
+        server.stop();
+      } catch (RuntimeException e) {
+        if (failure == null) {
+          failure = e;
+        } else {
+          failure.addSuppressed(e);
+        }
       }
-    } finally {
-      primary.stop();
+    }
+    if (failure != null) {
+      throw failure;
     }
   }
 

@@ -1,5 +1,6 @@
 package io.herald.relay.it;
 
+import io.herald.devstack.HeraldStack;
 import io.herald.devstack.PostgresServer;
 import io.herald.devstack.StackContext;
 import io.herald.devstack.embedded.EmbeddedPostgresPair;
@@ -32,36 +33,45 @@ import org.awaitility.core.ConditionTimeoutException;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
- * One PostgreSQL failover under load for {@link RelayFailoverIT} and {@link
- * RelayFailoverUnsyncedIT} (each its own class, so each has its own topics and offsets): a primary
- * and a physical standby (PostgreSQL 17, the slot a failover slot synchronized to the standby), the
- * relay reaching the database through one address (a proxy standing for a virtual IP). Under a
- * steady write load the primary is killed (immediate shutdown), the standby promoted and the
- * address moved to it. The outcome is judged against the new primary's outbox: rows it holds that
- * are missing from Kafka (lost), events in Kafka for commits it lacks (phantoms). Prints its
- * figures.
+ * One PostgreSQL failover under load for {@link RelayFailoverUnsyncedIT}, without {@code
+ * synchronized_standby_slots}: a primary and a physical standby (PostgreSQL 17, the slot a failover
+ * slot synchronized to the standby), the relay reaching the database through one address (a proxy
+ * standing for a virtual IP). Under a steady write load the standby's replication link is frozen,
+ * so it falls behind while the relay goes on publishing; then the primary is stopped immediately,
+ * the standby promoted and the address moved to it. The outcome is judged against the new primary's
+ * outbox: events in Kafka for commits it lacks (phantoms), and rows it holds that never reached
+ * Kafka (lost). Prints its figures.
+ *
+ * <p>The whole pipeline's failover with {@code synchronized_standby_slots}, where neither may
+ * happen, is the fault class F14 ({@code PrimaryFailoverIT} in the faults module).
  */
 final class FailoverRun {
 
-  private static final Path BINARIES = Path.of("target", "herald-stack", "postgres-binaries");
   private static final String DATABASE = "herald";
+
+  /**
+   * Rows written while the standby is held back; each becomes a phantom. Their WAL must outlast
+   * what the new primary writes before the relay is back (its first commits, full-page images).
+   */
+  private static final int HELD_ROWS = 300;
 
   private FailoverRun() {}
 
-  /** One failover under load; prints its figures. */
-  static Outcome failOver(StackContext context, boolean synchronizedSlots) throws Exception {
-    String label = synchronizedSlots ? "with" : "without";
+  /** One failover under load, the standby held back before it; prints its figures. */
+  static Outcome failOverBehindTheStandby(StackContext context) throws Exception {
     try (EmbeddedPostgresPair pair =
             EmbeddedPostgresPair.start(
-                Path.of("target", "relay-failover-it", label + "-" + System.nanoTime()), BINARIES);
-        TcpProxy address = TcpProxy.start("pg-" + label, addressOf(pair.primary()))) {
+                Path.of("target", "relay-failover-it", "unsynced-" + System.nanoTime()),
+                HeraldStack.postgresBinaries());
+        TcpProxy clients = TcpProxy.start("pg-clients", addressOf(pair.primary()));
+        TcpProxy address = TcpProxy.start("pg-relay", addressOf(pair.primary()))) {
       pair.primary().createDatabase(DATABASE);
       PostgresServer primary = pair.primary();
-      PGSimpleDataSource dataSource = dataSource(address.port(), primary);
+      PGSimpleDataSource dataSource = dataSource(clients.port(), primary);
       RelayFixture fixture =
           new RelayFixture(
               context,
-              "failover-" + label,
+              "failover-unsynced",
               new RelayFixture.Database(
                   "127.0.0.1",
                   address.port(),
@@ -70,7 +80,6 @@ final class FailoverRun {
                   primary.password(),
                   dataSource));
       pair.startStandby(DATABASE);
-      pair.synchronizeStandbySlots(synchronizedSlots);
       OutboxRows rows = fixture.writerOutbox(20);
       try (RelayFixture.Relay relay =
               fixture.start(
@@ -85,19 +94,38 @@ final class FailoverRun {
         long readyBefore = (long) relay.metric("herald_relay_slot_failover_ready");
         List<UUID> before = rows.insert(100, 5);
         events.awaitIds(before, Duration.ofMinutes(2));
-        awaitSynchronizedSlot(pair.standby(), context.slot());
+        pair.awaitSynchronized(context.slot(), Duration.ofMinutes(2));
 
         Load load = new Load(rows);
         load.awaitRows(100);
+        // Held back: the primary acknowledges (asynchronous standby) and its walsender sends the
+        // relay what the standby never gets.
+        pair.replicationLink().freeze();
+        int atFreeze = load.written();
+        load.awaitRows(atFreeze + HELD_ROWS);
+        List<UUID> held = load.writtenSince(atFreeze);
+        events.awaitIds(held, Duration.ofMinutes(2));
+        // The relay comes back only once the new primary has commits of its own: their WAL
+        // positions are below the stored offsets (the held WAL is longer than theirs).
+        address.freeze();
         pair.primary().stopImmediately();
         pair.promote();
-        address.retarget(addressOf(pair.standby()));
+        clients.retarget(addressOf(pair.primary()));
         int atPromotion = load.written();
+        load.awaitRows(atPromotion + 20);
+        address.retarget(addressOf(pair.primary()));
+        address.heal();
         load.awaitRows(atPromotion + 100);
         List<UUID> written = load.stop();
 
         Set<UUID> onNewPrimary = outboxIds(dataSource);
-        events.awaitIds(onNewPrimary, Duration.ofMinutes(3)).drain(Duration.ofSeconds(2));
+        // Not awaitIds on every row: skipped rows of the new primary would never come (what the
+        // run measures); the last rows written arriving means the stream has caught up.
+        Awaitility.await()
+            .atMost(Duration.ofMinutes(2))
+            .pollInterval(Duration.ofMillis(200))
+            .until(() -> settled(events.poll(), written));
+        events.drain(Duration.ofSeconds(3));
         Set<String> inKafka = events.ids();
         List<UUID> lost =
             onNewPrimary.stream().filter(id -> !inKafka.contains(id.toString())).toList();
@@ -108,30 +136,40 @@ final class FailoverRun {
         List<UUID> lostByFailover =
             acknowledged.stream().filter(id -> !onNewPrimary.contains(id)).toList();
         System.out.printf(
-            "FailoverRun (%s synchronized_standby_slots): failover_ready=%d; %d rows"
-                + " acknowledged, %d of them missing on the new primary (asynchronous standby);"
-                + " %d rows on the new primary, %d lost at Kafka; %d phantom events; %d"
-                + " duplicates; %d inserts failed during the failover%n",
-            label,
+            "FailoverRun (without synchronized_standby_slots, the standby held back for %d rows):"
+                + " failover_ready=%d; %d rows acknowledged, %d of them missing on the new primary"
+                + " (asynchronous standby); %d phantom events; %d rows on the new primary, %d of"
+                + " them never reached Kafka; %d duplicates; %d inserts failed during the"
+                + " failover%n",
+            held.size(),
             readyBefore,
             acknowledged.size(),
             lostByFailover.size(),
+            phantoms.size(),
             onNewPrimary.size(),
             lost.size(),
-            phantoms.size(),
             events.duplicates(),
             load.failures());
         if (load.lastFailure() != null) {
           System.out.println("FailoverRun: the last failed insert: " + load.lastFailure());
         }
         return new Outcome(
-            readyBefore, lost, phantoms, relay.process().isAlive(), relay.process().log());
+            readyBefore, held, lost, phantoms, relay.process().isAlive(), relay.process().log());
       }
     }
   }
 
+  /** Whether the last rows written after the promotion reached Kafka (the stream caught up). */
+  private static boolean settled(List<ReceivedEvent> received, List<UUID> written) {
+    Set<String> ids = new HashSet<>();
+    received.forEach(event -> ids.add(event.headers().get("id")));
+    return written.subList(Math.max(0, written.size() - 5), written.size()).stream()
+        .allMatch(id -> ids.contains(id.toString()));
+  }
+
   record Outcome(
       long readyBefore,
+      List<UUID> held,
       List<UUID> lost,
       List<String> phantoms,
       boolean relayAlive,
@@ -195,6 +233,13 @@ final class FailoverRun {
       }
     }
 
+    /** The rows written after the first {@code count}. */
+    List<UUID> writtenSince(int count) {
+      synchronized (written) {
+        return List.copyOf(written.subList(count, written.size()));
+      }
+    }
+
     int failures() {
       return failures.get();
     }
@@ -230,27 +275,6 @@ final class FailoverRun {
         return List.copyOf(written);
       }
     }
-  }
-
-  /** Waits until the standby holds a persistent synchronized copy of the slot. */
-  private static void awaitSynchronizedSlot(PostgresServer standby, String slot) {
-    Awaitility.await()
-        .atMost(Duration.ofMinutes(2))
-        .pollInterval(Duration.ofMillis(500))
-        .until(
-            () -> {
-              try (Connection connection = dataSource(standby.port(), standby).getConnection();
-                  PreparedStatement statement =
-                      connection.prepareStatement(
-                          "SELECT count(*) FROM pg_replication_slots"
-                              + " WHERE slot_name = ? AND synced AND NOT temporary")) {
-                statement.setString(1, slot);
-                try (ResultSet result = statement.executeQuery()) {
-                  result.next();
-                  return result.getLong(1) == 1;
-                }
-              }
-            });
   }
 
   private static Set<UUID> outboxIds(PGSimpleDataSource dataSource) throws SQLException {
