@@ -1,6 +1,7 @@
 package io.herald.bench.suite;
 
 import io.herald.bench.e2e.EndToEndBenchmark;
+import io.herald.bench.writer.WriterSlotBenchmark;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,7 +33,8 @@ public final class BenchMain implements Callable<Integer> {
   /** Every scenario, by id, in the order a full run takes them. */
   static Map<String, Scenario> scenarios() {
     Map<String, Scenario> all = new LinkedHashMap<>();
-    for (Scenario scenario : List.<Scenario>of(new EndToEndBenchmark())) {
+    for (Scenario scenario :
+        List.<Scenario>of(new WriterSlotBenchmark(), new EndToEndBenchmark())) {
       all.put(scenario.id(), scenario);
     }
     return all;
