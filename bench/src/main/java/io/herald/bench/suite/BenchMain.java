@@ -1,6 +1,7 @@
 package io.herald.bench.suite;
 
 import io.herald.bench.e2e.EndToEndBenchmark;
+import io.herald.bench.writer.WriterPgbenchBenchmark;
 import io.herald.bench.writer.WriterSlotBenchmark;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -34,7 +35,8 @@ public final class BenchMain implements Callable<Integer> {
   static Map<String, Scenario> scenarios() {
     Map<String, Scenario> all = new LinkedHashMap<>();
     for (Scenario scenario :
-        List.<Scenario>of(new WriterSlotBenchmark(), new EndToEndBenchmark())) {
+        List.<Scenario>of(
+            new WriterSlotBenchmark(), new WriterPgbenchBenchmark(), new EndToEndBenchmark())) {
       all.put(scenario.id(), scenario);
     }
     return all;
