@@ -1,5 +1,6 @@
 package io.herald.bench.suite;
 
+import io.herald.bench.cli.AuditBenchmark;
 import io.herald.bench.e2e.EndToEndBenchmark;
 import io.herald.bench.writer.WriterPgbenchBenchmark;
 import io.herald.bench.writer.WriterSlotBenchmark;
@@ -36,7 +37,10 @@ public final class BenchMain implements Callable<Integer> {
     Map<String, Scenario> all = new LinkedHashMap<>();
     for (Scenario scenario :
         List.<Scenario>of(
-            new WriterSlotBenchmark(), new WriterPgbenchBenchmark(), new EndToEndBenchmark())) {
+            new WriterSlotBenchmark(),
+            new WriterPgbenchBenchmark(),
+            new EndToEndBenchmark(),
+            new AuditBenchmark())) {
       all.put(scenario.id(), scenario);
     }
     return all;
