@@ -43,13 +43,13 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * Time and peak RSS of {@code herald audit} over a large history (printed, never asserted):
- * BENCHMARKS.md, "herald audit". Builds N jobs, N publication events in Kafka, N deliveries and
- * inbox rows, N status events and a listing of N remote articles, all consistent, then runs the
- * command as a separate OS process with a small heap and samples its {@code VmHWM}. The suite's B8
- * ({@code BenchMain --scenario B8}: a million events, quick 20,000); also on its own: {@code ./mvnw
- * -B -pl bench -am -Pbenchmark verify -DskipTests -Dbench.main=io.herald.bench.cli.AuditBenchmark},
- * system properties {@code herald.bench.events} (default 1000000) and {@code
- * herald.bench.audit-heap} (default 128m).
+ * docs/benchmarks-history.md, "herald audit". Builds N jobs, N publication events in Kafka, N
+ * deliveries and inbox rows, N status events and a listing of N remote articles, all consistent,
+ * then runs the command as a separate OS process with a small heap and samples its {@code VmHWM}.
+ * The suite's B8 ({@code BenchMain --scenario B8}: a million events, quick 20,000); also on its
+ * own: {@code ./mvnw -B -pl bench -am -Pbenchmark verify -DskipTests
+ * -Dbench.main=io.herald.bench.cli.AuditBenchmark}, system properties {@code herald.bench.events}
+ * (default 1000000) and {@code herald.bench.audit-heap} (default 128m).
  */
 public final class AuditBenchmark implements Scenario {
 

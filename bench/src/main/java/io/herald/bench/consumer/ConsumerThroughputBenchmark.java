@@ -16,8 +16,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Consumer throughput figures (printed, never asserted): BENCHMARKS.md, "Consumer". Run on demand:
- * {@code ./mvnw -B -pl bench -am -Pbenchmark verify -DskipTests
+ * Consumer throughput figures (printed, never asserted): docs/benchmarks-history.md, "Consumer".
+ * Run on demand: {@code ./mvnw -B -pl bench -am -Pbenchmark verify -DskipTests
  * -Dbench.main=io.herald.bench.consumer.ConsumerThroughputBenchmark}. System properties: {@code
  * herald.bench.records} (default 5000) and {@code herald.bench.slow-records} (default 1000).
  */

@@ -22,10 +22,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * count so that the machine's drift hits both alike. The kept rows accumulate over the run, as they
  * would within a retention window; nothing is purged during it (the window is a day). Not a test:
  * run with {@code ./mvnw -B -pl bench -am -Pbenchmark verify -DskipTests
- * -Dbench.main=io.herald.bench.writer.OutboxRetentionBenchmark}; BENCHMARKS.md, "Writer: outbox
- * retention", holds the figures. System properties: {@code bench.seconds} (per round, default 8),
- * {@code bench.warmup} (default 3), {@code bench.rounds} (default 3), {@code bench.clients}
- * (default 8,32), {@code bench.modes} (the order within each point, default
+ * -Dbench.main=io.herald.bench.writer.OutboxRetentionBenchmark}; docs/benchmarks-history.md,
+ * "Writer: outbox retention", holds the figures. System properties: {@code bench.seconds} (per
+ * round, default 8), {@code bench.warmup} (default 3), {@code bench.rounds} (default 3), {@code
+ * bench.clients} (default 8,32), {@code bench.modes} (the order within each point, default
  * delete-immediately,keep).
  */
 public final class OutboxRetentionBenchmark {

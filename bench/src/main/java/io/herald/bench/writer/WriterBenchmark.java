@@ -29,8 +29,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * clients, side by side in one run on the dev stack's PostgreSQL. Not a test: run with {@code
  * ./mvnw -B -pl bench -am -Pbenchmark verify -DskipTests
  * -Dbench.main=io.herald.bench.writer.WriterBenchmark} (prints a table; also written to {@code
- * bench/target/benchmarks/writer.md}). BENCHMARKS.md, "Writer: HTTP API against raw JDBC of the
- * same SQL", holds the figures.
+ * bench/target/benchmarks/writer.md}). docs/benchmarks-history.md, "Writer: HTTP API against raw
+ * JDBC of the same SQL", holds the figures.
  *
  * <p>One operation is one new publication intent: for the writer an HTTP POST (auth, JSON parse,
  * validation, canonical hash, trace context, one transaction); for the baseline one transaction of
