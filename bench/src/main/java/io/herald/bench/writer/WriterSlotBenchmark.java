@@ -20,6 +20,7 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -115,7 +116,7 @@ public final class WriterSlotBenchmark implements Scenario {
       for (int round = 1; round <= rounds; round++) {
         List<String> order = new ArrayList<>(writers.keySet());
         if (round % 2 == 0) {
-          java.util.Collections.reverse(order);
+          Collections.reverse(order);
         }
         for (String side : order) {
           bench.progress(id(), "round " + round + "/" + rounds + ": " + side, true);
