@@ -1,6 +1,11 @@
 package io.herald.bench.cli;
 
 import com.sun.net.httpserver.HttpServer;
+import io.herald.bench.suite.Bench;
+import io.herald.bench.suite.ProcessGroup;
+import io.herald.bench.suite.ProcessStats;
+import io.herald.bench.suite.Scenario;
+import io.herald.bench.suite.ScenarioResult;
 import io.herald.devstack.ShippedConfig;
 import io.herald.devstack.StackContext;
 import io.herald.devstack.process.ChildJvm;
@@ -20,12 +25,14 @@ import java.sql.PreparedStatement;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -36,24 +43,114 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * Time and peak RSS of {@code herald audit} over a large history (printed, never asserted):
- * BENCHMARKS.md, "herald audit". Builds N jobs, N publication events in Kafka, N deliveries and
- * inbox rows, N status events and a listing of N remote articles, all consistent, then runs the
- * command as a separate OS process with a small heap and samples its {@code VmHWM}. Run on demand:
- * {@code ./mvnw -B -pl bench -am -Pbenchmark verify -DskipTests
- * -Dbench.main=io.herald.bench.cli.AuditBenchmark}. System property {@code herald.bench.events}
- * (default 1000000).
+ * docs/benchmarks-history.md, "herald audit". Builds N jobs, N publication events in Kafka, N
+ * deliveries and inbox rows, N status events and a listing of N remote articles, all consistent,
+ * then runs the command as a separate OS process with a small heap and samples its {@code VmHWM}.
+ * The suite's B8 ({@code BenchMain --scenario B8}: a million events, quick 20,000); also on its
+ * own: {@code ./mvnw -B -pl bench -am -Pbenchmark verify -DskipTests
+ * -Dbench.main=io.herald.bench.cli.AuditBenchmark}, system properties {@code herald.bench.events}
+ * (default 1000000) and {@code herald.bench.audit-heap} (default 128m).
  */
-public final class AuditBenchmark {
+public final class AuditBenchmark implements Scenario {
 
   private static final String HANDLER = "consumer.delivery-intake";
   private static final String HASH = "a".repeat(64);
+  private static final String HEAP = "128m";
+  private static final Duration AUDIT_TIMEOUT = Duration.ofMinutes(30);
 
-  private AuditBenchmark() {}
+  /** One audit run: how long the history took to build, and what the audit used. */
+  record Audit(
+      int events,
+      String heap,
+      double buildSeconds,
+      ProcessStats.Finished usage,
+      String summary,
+      Map<String, Double> stackCpuPer1000,
+      Map<String, ProcessStats.Sample> stackEnd) {}
 
   public static void main(String[] args) throws Exception {
     int events = Integer.getInteger("herald.bench.events", 1_000_000);
-    String heap = System.getProperty("herald.bench.audit-heap", "128m");
-    StackContext stack = StackContext.create(AuditBenchmark.class);
+    String heap = System.getProperty("herald.bench.audit-heap", HEAP);
+    Audit audit = audit(StackContext.create(AuditBenchmark.class), events, heap);
+    System.out.printf(
+        "herald audit over %,d events (-Xmx%s): exit %d, %.1f s, peak RSS %,d MiB%n",
+        events,
+        heap,
+        audit.usage().exitCode(),
+        audit.usage().seconds(),
+        audit.usage().peakRssBytes() >> 20);
+    System.out.println(audit.summary());
+    System.exit(0);
+  }
+
+  @Override
+  public String id() {
+    return "B8";
+  }
+
+  @Override
+  public String title() {
+    return "herald audit over 1,000,000 events: time and peak RSS";
+  }
+
+  @Override
+  public ScenarioResult run(Bench bench) throws Exception {
+    int events = bench.pick(1_000_000, 20_000);
+    bench.progress(id(), "building a consistent history of " + events + " events", true);
+    Audit audit = audit(StackContext.create(AuditBenchmark.class), events, HEAP);
+    if (audit.usage().exitCode() != 0) {
+      throw new IllegalStateException(
+          "herald audit exited with " + audit.usage().exitCode() + ": " + audit.summary());
+    }
+    double perThousand = audit.usage().cpuSeconds() * 1000 / events;
+    long peakMib = audit.usage().peakRssBytes() >> 20;
+    Map<String, Double> cpu = new LinkedHashMap<>();
+    cpu.put("herald audit", perThousand);
+    cpu.putAll(audit.stackCpuPer1000());
+    Map<String, Double> figures = new LinkedHashMap<>();
+    figures.put("events", (double) events);
+    figures.put("audit_seconds", audit.usage().seconds());
+    figures.put("audit_peak_rss_mib", (double) peakMib);
+    figures.put("audit_cpu_s_per_1000_events", perThousand);
+    figures.put("build_seconds", audit.buildSeconds());
+    List<String> notes = new ArrayList<>();
+    notes.add(
+        String.format(
+            Locale.ROOT,
+            "Peak RSS of herald audit: %d MiB (goal <= 300 MiB): %s; of the stack: %s.",
+            peakMib,
+            peakMib <= 300 ? "met" : "missed",
+            ProcessGroup.describePeakRss(audit.stackEnd())));
+    notes.add("CPU s per 1,000 events over the audit: " + ProcessGroup.describeCpu(cpu) + ".");
+    notes.add("The audit's last line: `" + audit.summary() + "`.");
+    return new ScenarioResult(
+        id(),
+        title(),
+        String.format(
+            Locale.ROOT,
+            "Workload: a consistent history of %,d jobs, publication events in Kafka (3"
+                + " partitions), deliveries and inbox rows, status events and a listing of as many"
+                + " remote articles (built in %.0f s, not counted); the audit a separate OS process"
+                + " with -Xmx%s; %d cores.",
+            events,
+            audit.buildSeconds(),
+            audit.heap(),
+            Runtime.getRuntime().availableProcessors()),
+        List.of("events", "wall s", "peak RSS MiB", "CPU s per 1,000 events", "exit"),
+        List.of(
+            List.of(
+                String.format(Locale.ROOT, "%,d", events),
+                String.format(Locale.ROOT, "%.1f", audit.usage().seconds()),
+                Long.toString(peakMib),
+                String.format(Locale.ROOT, "%.3f", perThousand),
+                Integer.toString(audit.usage().exitCode()))),
+        notes,
+        List.of(),
+        figures);
+  }
+
+  /** Builds the history of {@code events} on a fresh context and runs the audit over it. */
+  static Audit audit(StackContext stack, int events, String heap) throws Exception {
     String publicationTopic = stack.topic("publication-events");
     String statusTopic = stack.topic("delivery-events");
     String dlqTopic = stack.topic("dlq");
@@ -103,22 +200,23 @@ public final class AuditBenchmark {
       builder.redirectError(ProcessBuilder.Redirect.INHERIT);
       builder.environment().keySet().removeIf(name -> name.startsWith("HERALD_"));
       builder.environment().putAll(env);
-      long start = System.nanoTime();
-      Process audit = builder.start();
-      long peakKib = 0;
-      while (!audit.waitFor(100, TimeUnit.MILLISECONDS)) {
-        peakKib = Math.max(peakKib, highWaterMarkKib(audit.pid()));
-      }
-      double elapsed = seconds(System.nanoTime() - start);
+      ProcessGroup stackProcesses = new ProcessGroup().addStack(stack);
+      Map<String, ProcessStats.Sample> before = stackProcesses.sample();
+      ProcessStats.Finished usage = ProcessStats.watch(builder.start(), AUDIT_TIMEOUT);
+      Map<String, ProcessStats.Sample> after = stackProcesses.sample();
       List<String> lines = Files.readAllLines(out);
-      System.out.printf(
-          "herald audit over %,d events (-Xmx%s): exit %d, %.1f s, peak RSS %,d MiB%n",
-          events, heap, audit.exitValue(), elapsed, peakKib / 1024);
-      System.out.println(lines.isEmpty() ? "(no output)" : lines.getLast());
+      Files.deleteIfExists(out);
+      return new Audit(
+          events,
+          heap,
+          seconds(t2 - t0),
+          usage,
+          lines.isEmpty() ? "(no output)" : lines.getLast(),
+          ProcessGroup.cpuSecondsPer1000(before, after, events),
+          after);
     } finally {
       listing.stop(0);
     }
-    System.exit(0);
   }
 
   /** Jobs, deliveries and inbox rows with ids derived from the row number, as the events have. */
@@ -294,21 +392,6 @@ public final class AuditBenchmark {
     } catch (java.security.NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
-  }
-
-  /** {@code VmHWM} of a running process, in KiB; 0 once it has gone. */
-  private static long highWaterMarkKib(long pid) {
-    try {
-      for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
-        if (line.startsWith("VmHWM:")) {
-          return Long.parseLong(line.replaceAll("[^0-9]", ""));
-        }
-      }
-    } catch (java.io.IOException | NumberFormatException e) {
-      // The process exited between two samples: the last sample stands.
-      return 0;
-    }
-    return 0;
   }
 
   private static double seconds(long nanos) {

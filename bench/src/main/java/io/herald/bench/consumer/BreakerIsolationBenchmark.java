@@ -15,9 +15,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Issue 17's breaker figure (printed, never asserted): BENCHMARKS.md, "Consumer: one failing
- * destination". A healthy destination's deliveries per second alone, beside a destination that
- * answers every request 503 with the circuit breaker on (the default), and beside it with the
+ * Issue 17's breaker figure (printed, never asserted): docs/benchmarks-history.md, "Consumer: one
+ * failing destination". A healthy destination's deliveries per second alone, beside a destination
+ * that answers every request 503 with the circuit breaker on (the default), and beside it with the
  * breaker off; the three interleaved, twice, each figure the better of its two runs. Run on demand:
  * {@code ./mvnw -B -o -pl bench -am -Pbenchmark verify -DskipTests
  * -Dbench.main=io.herald.bench.consumer.BreakerIsolationBenchmark}. System property {@code

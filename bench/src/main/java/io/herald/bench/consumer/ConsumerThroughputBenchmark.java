@@ -2,25 +2,22 @@ package io.herald.bench.consumer;
 
 import static org.awaitility.Awaitility.await;
 
+import io.herald.bench.suite.Pgbench;
 import io.herald.common.event.PublicationKey;
 import io.herald.consumer.HeraldConsumer;
 import io.herald.consumer.TestKit;
 import io.herald.devstack.StackContext;
 import io.herald.devstack.simulator.Behaviour;
 import java.io.IOException;
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
- * Consumer throughput figures (printed, never asserted): BENCHMARKS.md, "Consumer". Run on demand:
- * {@code ./mvnw -B -pl bench -am -Pbenchmark verify -DskipTests
+ * Consumer throughput figures (printed, never asserted): docs/benchmarks-history.md, "Consumer".
+ * Run on demand: {@code ./mvnw -B -pl bench -am -Pbenchmark verify -DskipTests
  * -Dbench.main=io.herald.bench.consumer.ConsumerThroughputBenchmark}. System properties: {@code
  * herald.bench.records} (default 5000) and {@code herald.bench.slow-records} (default 1000).
  */
@@ -194,36 +191,8 @@ public final class ConsumerThroughputBenchmark {
     try (var in = ConsumerThroughputBenchmark.class.getResourceAsStream("pgbench-delivery.sql")) {
       Files.write(script, in.readAllBytes());
     }
-    URI uri = URI.create(stack.jdbcUrl().substring("jdbc:".length()));
-    ProcessBuilder builder =
-        new ProcessBuilder(
-            "pgbench",
-            "-n",
-            "-c",
-            Integer.toString(clients),
-            "-j",
-            "2",
-            "-T",
-            Integer.toString(seconds),
-            "-f",
-            script.toString(),
-            "-h",
-            uri.getHost(),
-            "-p",
-            Integer.toString(uri.getPort()),
-            "-U",
-            stack.user(),
-            uri.getPath().substring(1));
-    builder.environment().put("PGPASSWORD", stack.password() == null ? "" : stack.password());
-    builder.redirectErrorStream(true);
-    Process process = builder.start();
-    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    process.waitFor();
-    System.out.println(output);
-    Matcher tps = Pattern.compile("tps = ([0-9.]+)").matcher(output);
-    if (!tps.find()) {
-      throw new IllegalStateException("pgbench printed no tps:\n" + output);
-    }
-    return Double.parseDouble(tps.group(1));
+    Pgbench.Run run = Pgbench.run(stack, script, clients, seconds, List.of());
+    System.out.println(run.output());
+    return run.tps();
   }
 }

@@ -3,6 +3,7 @@ package io.herald.bench.e2e;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.herald.bench.suite.Bench;
 import io.herald.bench.suite.Charts;
+import io.herald.bench.suite.ProcessGroup;
 import io.herald.bench.suite.ProcessStats;
 import io.herald.bench.suite.Scenario;
 import io.herald.bench.suite.ScenarioResult;
@@ -22,13 +23,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -85,7 +82,7 @@ public final class EndToEndBenchmark implements Scenario {
           PipelineSettings.isolated(stack, simulator.baseUri(), configDir(), logs);
       try (Pipeline pipeline = Pipeline.start(settings);
           Load load = new Load(pipeline.writerUri(), simulator)) {
-        Processes processes = Processes.of(pipeline, stack);
+        ProcessGroup processes = processes(pipeline, stack);
         bench.progress(id(), "pipeline up; warming up with " + warmUp + " intents", true);
         load.closedLoop("warm", warmUp, CLIENTS, bench, id());
 
@@ -222,56 +219,12 @@ public final class EndToEndBenchmark implements Scenario {
   }
 
   /** The pipeline's processes and the stack's, by name, for CPU and memory readings. */
-  record Processes(Map<String, Long> pids, Map<String, Boolean> withDescendants) {
-
-    static Processes of(Pipeline pipeline, StackContext stack) throws Exception {
-      Map<String, Long> pids = new LinkedHashMap<>();
-      Map<String, Boolean> descendants = new HashMap<>();
-      for (ChildJvm process : pipeline.processes()) {
-        pids.put(process.name(), process.pid());
-        descendants.put(process.name(), false);
-      }
-      pids.put("postgres", postmaster(stack));
-      descendants.put("postgres", true);
-      ProcessHandle.current()
-          .descendants()
-          .filter(p -> ProcessStats.commandLine(p.pid()).orElse("").contains("KafkaServerMain"))
-          .findFirst()
-          .ifPresent(
-              kafka -> {
-                pids.put("kafka", kafka.pid());
-                descendants.put("kafka", false);
-              });
-      return new Processes(pids, descendants);
+  private static ProcessGroup processes(Pipeline pipeline, StackContext stack) {
+    ProcessGroup group = new ProcessGroup();
+    for (ChildJvm process : pipeline.processes()) {
+      group.add(process.name(), process.pid(), false);
     }
-
-    List<String> names() {
-      return List.copyOf(pids.keySet());
-    }
-
-    Map<String, ProcessStats.Sample> sample() {
-      Map<String, ProcessStats.Sample> samples = new LinkedHashMap<>();
-      pids.forEach(
-          (name, pid) ->
-              samples.put(
-                  name,
-                  ProcessStats.sample(pid, withDescendants.get(name))
-                      .orElseThrow(
-                          () -> new IllegalStateException(name + " (" + pid + ") is gone"))));
-      return samples;
-    }
-
-    /** The postmaster: the parent of any backend. */
-    private static long postmaster(StackContext stack) throws Exception {
-      try (Connection connection = stack.dataSource().getConnection();
-          Statement statement = connection.createStatement();
-          ResultSet row = statement.executeQuery("SELECT pg_backend_pid()")) {
-        row.next();
-        long backend = row.getLong(1);
-        return ProcessStats.parent(backend)
-            .orElseThrow(() -> new IllegalStateException("no /proc entry for backend " + backend));
-      }
-    }
+    return group.addStack(stack);
   }
 
   /** Sends intents to the writer and reads their arrivals at the simulator. */

@@ -37,9 +37,9 @@ import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
- * Benchmark, not a test: prints the figures of BENCHMARKS.md, "Relay: draining a backlog against
- * {@code pg_recvlogical}". Run with {@code ./mvnw -B -pl bench -am -Pbenchmark verify -DskipTests
- * -Dbench.main=io.herald.bench.relay.RelayDrainBenchmark
+ * Benchmark, not a test: prints the figures of docs/benchmarks-history.md, "Relay: draining a
+ * backlog against {@code pg_recvlogical}". Run with {@code ./mvnw -B -pl bench -am -Pbenchmark
+ * verify -DskipTests -Dbench.main=io.herald.bench.relay.RelayDrainBenchmark
  * -Dbench.options='-Dherald.benchmark.rows=...'}.
  *
  * <p>For each variant (relay settings and JVM options) it drains a backlog of outbox rows with the

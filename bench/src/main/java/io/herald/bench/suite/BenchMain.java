@@ -1,6 +1,9 @@
 package io.herald.bench.suite;
 
+import io.herald.bench.cli.AuditBenchmark;
 import io.herald.bench.e2e.EndToEndBenchmark;
+import io.herald.bench.writer.WriterPgbenchBenchmark;
+import io.herald.bench.writer.WriterSlotBenchmark;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,7 +35,12 @@ public final class BenchMain implements Callable<Integer> {
   /** Every scenario, by id, in the order a full run takes them. */
   static Map<String, Scenario> scenarios() {
     Map<String, Scenario> all = new LinkedHashMap<>();
-    for (Scenario scenario : List.<Scenario>of(new EndToEndBenchmark())) {
+    for (Scenario scenario :
+        List.<Scenario>of(
+            new WriterSlotBenchmark(),
+            new WriterPgbenchBenchmark(),
+            new EndToEndBenchmark(),
+            new AuditBenchmark())) {
       all.put(scenario.id(), scenario);
     }
     return all;

@@ -61,6 +61,40 @@ public final class ProcessStats {
     }
   }
 
+  /**
+   * What a child process of this JVM used, from start to exit.
+   *
+   * @param cpuSeconds user and system time, taken from this JVM's reaped-children times, which the
+   *     kernel adds the child's to when the JVM reaps it (exact, unlike a last sample before exit)
+   * @param peakRssBytes the highest {@code VmHWM} sampled every 100 ms while it ran
+   */
+  public record Finished(int exitCode, double seconds, double cpuSeconds, long peakRssBytes) {}
+
+  /**
+   * Waits for {@code process}, a child of this JVM, to exit, sampling its memory meanwhile; kills
+   * it and throws when it runs longer than {@code timeout}. Its CPU is right only if no other child
+   * of this JVM exits meanwhile (the scenarios run one child at a time).
+   */
+  public static Finished watch(Process process, java.time.Duration timeout)
+      throws InterruptedException {
+    long self = ProcessHandle.current().pid();
+    double reapedBefore = reapedChildrenCpuSeconds(self);
+    long start = System.nanoTime();
+    long deadline = start + timeout.toNanos();
+    long peak = 0;
+    while (!process.waitFor(100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+      peak = Math.max(peak, statusBytes(process.pid(), "VmHWM:"));
+      if (System.nanoTime() > deadline) {
+        process.destroyForcibly().waitFor();
+        throw new IllegalStateException(
+            "process " + process.pid() + " ran longer than " + timeout + "; killed");
+      }
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    return new Finished(
+        process.exitValue(), seconds, reapedChildrenCpuSeconds(self) - reapedBefore, peak);
+  }
+
   /** The parent of {@code pid} ({@code /proc/<pid>/stat}'s fourth field). */
   public static Optional<Long> parent(long pid) {
     return statFields(pid).map(fields -> Long.parseLong(fields[1]));
@@ -78,6 +112,12 @@ public final class ProcessStats {
               }
               return ticks / (double) TICKS_PER_SECOND;
             });
+  }
+
+  private static double reapedChildrenCpuSeconds(long pid) {
+    String[] fields =
+        statFields(pid).orElseThrow(() -> new IllegalStateException("no /proc entry for " + pid));
+    return (Long.parseLong(fields[13]) + Long.parseLong(fields[14])) / (double) TICKS_PER_SECOND;
   }
 
   private static Optional<String[]> statFields(long pid) {

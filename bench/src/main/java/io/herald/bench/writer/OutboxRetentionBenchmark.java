@@ -1,10 +1,8 @@
 package io.herald.bench.writer;
 
-import io.herald.config.ConfigSource;
 import io.herald.devstack.HeraldStack;
 import io.herald.devstack.PostgresServer;
 import io.herald.writer.WriterProcess;
-import io.herald.writer.auth.TenantTokens;
 import io.herald.writer.config.WriterConfig;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,10 +22,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * count so that the machine's drift hits both alike. The kept rows accumulate over the run, as they
  * would within a retention window; nothing is purged during it (the window is a day). Not a test:
  * run with {@code ./mvnw -B -pl bench -am -Pbenchmark verify -DskipTests
- * -Dbench.main=io.herald.bench.writer.OutboxRetentionBenchmark}; BENCHMARKS.md, "Writer: outbox
- * retention", holds the figures. System properties: {@code bench.seconds} (per round, default 8),
- * {@code bench.warmup} (default 3), {@code bench.rounds} (default 3), {@code bench.clients}
- * (default 8,32), {@code bench.modes} (the order within each point, default
+ * -Dbench.main=io.herald.bench.writer.OutboxRetentionBenchmark}; docs/benchmarks-history.md,
+ * "Writer: outbox retention", holds the figures. System properties: {@code bench.seconds} (per
+ * round, default 8), {@code bench.warmup} (default 3), {@code bench.rounds} (default 3), {@code
+ * bench.clients} (default 8,32), {@code bench.modes} (the order within each point, default
  * delete-immediately,keep).
  */
 public final class OutboxRetentionBenchmark {
@@ -50,7 +48,7 @@ public final class OutboxRetentionBenchmark {
     long stamp = System.currentTimeMillis();
     List<String> databases = new ArrayList<>();
     List<WriterProcess> writers = new ArrayList<>();
-    Map<String, List<WriterBenchmark.Result>> results = new HashMap<>();
+    Map<String, List<WriterLoad.Result>> results = new HashMap<>();
     try {
       for (String mode : MODES) {
         String database = "retention_bench_" + mode.replace('-', '_') + "_" + stamp;
@@ -60,12 +58,12 @@ public final class OutboxRetentionBenchmark {
       }
       String runId = UUID.randomUUID().toString().substring(0, 8);
       for (int w = 0; w < writers.size(); w++) {
-        PlainHttpClientPool http = new PlainHttpClientPool(writers.get(w).apiPort());
+        WriterLoad.Clients http = new WriterLoad.Clients(writers.get(w).apiPort());
         String prefix = runId + "-warm-" + w;
-        WriterBenchmark.run(
+        WriterLoad.run(
             Arrays.stream(clientCounts).max().orElse(1),
             Duration.ofSeconds(3L * warmup),
-            seq -> WriterBenchmark.post(http.get(), prefix, seq),
+            seq -> WriterLoad.post(http.get(), prefix, seq),
             new AtomicLong(),
             null);
       }
@@ -73,17 +71,17 @@ public final class OutboxRetentionBenchmark {
         for (int clients : clientCounts) {
           for (int w = 0; w < writers.size(); w++) {
             String mode = MODES.get(w);
-            PlainHttpClientPool http = new PlainHttpClientPool(writers.get(w).apiPort());
+            WriterLoad.Clients http = new WriterLoad.Clients(writers.get(w).apiPort());
             String prefix = runId + "-" + round + "-" + clients + "-" + w;
             results
                 .computeIfAbsent(mode + "@" + clients, k -> new ArrayList<>())
                 .add(
-                    WriterBenchmark.measure(
+                    WriterLoad.measure(
                         mode,
                         clients,
                         warmup,
                         seconds,
-                        seq -> WriterBenchmark.post(http.get(), prefix, seq)));
+                        seq -> WriterLoad.post(http.get(), prefix, seq)));
           }
         }
       }
@@ -93,44 +91,26 @@ public final class OutboxRetentionBenchmark {
         writer.close();
       }
       for (int i = 0; i < databases.size(); i++) {
-        WriterBenchmark.dropSlot(postgres, databases.get(i), databases.get(i) + "_slot");
+        WriterLoad.dropSlot(postgres, databases.get(i), databases.get(i) + "_slot");
       }
     }
   }
 
   private static WriterConfig config(PostgresServer postgres, String database, String mode) {
-    Map<String, String> properties = new HashMap<>();
-    properties.put("writer.http.host", "127.0.0.1");
-    properties.put("writer.http.port", "0");
-    properties.put("writer.ops.port", "0");
-    properties.put("writer.db.jdbc-url", postgres.jdbcUrl(database));
-    properties.put("writer.db.user", postgres.user());
-    properties.put("writer.db.password", postgres.password());
-    properties.put("writer.capture.publication", database + "_pub");
-    properties.put("writer.capture.slot", database + "_slot");
-    properties.put("writer.outbox.retention", mode);
-    properties.put("writer.outbox.keep-days", "1");
-    properties.put("writer.status.enabled", "false");
-    properties.put(
-        "writer.tenants.bench.token-sha256", TenantTokens.sha256Hex(WriterBenchmark.TOKEN));
-    return WriterConfig.from(ConfigSource.of(properties, Map.of()));
-  }
-
-  /** One keep-alive client per thread and writer. */
-  private static final class PlainHttpClientPool {
-    private final ThreadLocal<PlainHttpClient> clients;
-
-    PlainHttpClientPool(int port) {
-      clients = ThreadLocal.withInitial(() -> new PlainHttpClient("127.0.0.1", port));
-    }
-
-    PlainHttpClient get() {
-      return clients.get();
-    }
+    return WriterLoad.config(
+        postgres,
+        database,
+        Map.of(
+            "writer.outbox.retention",
+            mode,
+            "writer.outbox.keep-days",
+            "1",
+            "writer.status.enabled",
+            "false"));
   }
 
   private static void report(
-      Map<String, List<WriterBenchmark.Result>> results,
+      Map<String, List<WriterLoad.Result>> results,
       int[] clientCounts,
       int rounds,
       int seconds,
@@ -142,26 +122,20 @@ public final class OutboxRetentionBenchmark {
                 + " (median) | delete p99 ms | keep p99 ms | delete JVM CPU us/op | keep JVM CPU"
                 + " us/op |\n| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: |\n");
     for (int clients : clientCounts) {
-      List<WriterBenchmark.Result> delete = results.get("delete-immediately@" + clients);
-      List<WriterBenchmark.Result> keep = results.get("keep@" + clients);
+      List<WriterLoad.Result> delete = results.get("delete-immediately@" + clients);
+      List<WriterLoad.Result> keep = results.get("keep@" + clients);
       table.append(
           String.format(
               Locale.ROOT,
               "| %d | %s | %s | %.2f | %.2f | %.2f | %.0f | %.0f |%n",
               clients,
-              rates(delete),
-              rates(keep),
-              median(keep) / median(delete),
-              delete.stream().mapToLong(WriterBenchmark.Result::p99).max().orElse(0) / 1e6,
-              keep.stream().mapToLong(WriterBenchmark.Result::p99).max().orElse(0) / 1e6,
-              delete.stream()
-                  .mapToDouble(WriterBenchmark.Result::cpuMicrosPerOp)
-                  .average()
-                  .orElse(0),
-              keep.stream()
-                  .mapToDouble(WriterBenchmark.Result::cpuMicrosPerOp)
-                  .average()
-                  .orElse(0)));
+              WriterLoad.rates(delete),
+              WriterLoad.rates(keep),
+              WriterLoad.median(keep) / WriterLoad.median(delete),
+              delete.stream().mapToLong(WriterLoad.Result::p99).max().orElse(0) / 1e6,
+              keep.stream().mapToLong(WriterLoad.Result::p99).max().orElse(0) / 1e6,
+              delete.stream().mapToDouble(WriterLoad.Result::cpuMicrosPerOp).average().orElse(0),
+              keep.stream().mapToDouble(WriterLoad.Result::cpuMicrosPerOp).average().orElse(0)));
     }
     String text =
         "Writer outbox retention, "
@@ -174,21 +148,6 @@ public final class OutboxRetentionBenchmark {
             + postgresVersion
             + "\n\n"
             + table;
-    WriterBenchmark.printAndSave("writer-retention.md", text);
-  }
-
-  private static String rates(List<WriterBenchmark.Result> results) {
-    StringBuilder text = new StringBuilder();
-    for (WriterBenchmark.Result result : results) {
-      text.append(text.isEmpty() ? "" : ", ").append(Math.round(result.rate()));
-    }
-    return text.toString();
-  }
-
-  private static double median(List<WriterBenchmark.Result> results) {
-    double[] rates = results.stream().mapToDouble(WriterBenchmark.Result::rate).sorted().toArray();
-    return rates.length % 2 == 1
-        ? rates[rates.length / 2]
-        : (rates[rates.length / 2 - 1] + rates[rates.length / 2]) / 2;
+    WriterLoad.printAndSave("writer-retention.md", text);
   }
 }

@@ -1,0 +1,61 @@
+package io.herald.bench.suite;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ProcessStatsTest {
+
+  @Test
+  void shouldCountAChildsCpuWhenItExits() throws Exception {
+    // A shell loop that burns CPU for a while, then exits with a code of its own.
+    Process busy =
+        new ProcessBuilder("sh", "-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; exit 3")
+            .start();
+
+    ProcessStats.Finished finished = ProcessStats.watch(busy, Duration.ofMinutes(2));
+
+    assertThat(finished.exitCode()).isEqualTo(3);
+    assertThat(finished.cpuSeconds()).isPositive();
+    assertThat(finished.seconds()).isPositive();
+  }
+
+  @Test
+  void shouldKillTheChildWhenItOutlivesTheTimeout() throws Exception {
+    Process sleeper = new ProcessBuilder("sleep", "600").start();
+
+    assertThatThrownBy(() -> ProcessStats.watch(sleeper, Duration.ofMillis(300)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("ran longer than");
+    assertThat(sleeper.isAlive()).isFalse();
+  }
+
+  @Test
+  void shouldDivideEachProcesssCpuByTheEventsWhenComparingTwoReadings() {
+    Map<String, ProcessStats.Sample> before = new LinkedHashMap<>();
+    before.put("writer", new ProcessStats.Sample(10.0, 0, 0));
+    before.put("postgres", new ProcessStats.Sample(4.0, 0, 0));
+    Map<String, ProcessStats.Sample> after = new LinkedHashMap<>();
+    after.put("writer", new ProcessStats.Sample(13.0, 0, 0));
+    after.put("postgres", new ProcessStats.Sample(5.5, 0, 0));
+
+    Map<String, Double> perThousand = ProcessGroup.cpuSecondsPer1000(before, after, 2_000);
+
+    assertThat(perThousand).containsExactly(Map.entry("writer", 1.5), Map.entry("postgres", 0.75));
+    assertThat(ProcessGroup.describeCpu(perThousand)).isEqualTo("writer 1.50, postgres 0.75");
+  }
+
+  @Test
+  void shouldReadThisJvmsOwnCpuAndMemory() {
+    ProcessStats.Sample self =
+        ProcessStats.sample(ProcessHandle.current().pid(), false).orElseThrow();
+
+    assertThat(self.cpuSeconds()).isPositive();
+    assertThat(self.peakRssBytes()).isGreaterThanOrEqualTo(self.rssBytes()).isPositive();
+    assertThat(ProcessGroup.describePeakRss(Map.of("bench", self))).matches("bench [0-9]+ MiB");
+  }
+}
