@@ -10,14 +10,15 @@ import java.util.Map;
 import java.util.UUID;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestMethodOrder;
 
-/** Relays killed with SIGKILL (no shutdown hook, no offset flush) while events stream. */
+/**
+ * A relay killed with SIGKILL (no shutdown hook, no offset flush) or stopped with SIGTERM in the
+ * middle of one multi-row INSERT's stream. Repeated kills under a steady load are the fault class
+ * F1 (faults module, {@code RelayKillsIT}: the whole pipeline, lost and order checked per article,
+ * then {@code herald audit}), which replaced this class's own repeated-kill test.
+ */
 @HeraldIntegrationTest
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RelayCrashIT {
 
   /** Small engine batches, so a kill lands in the middle of a stream. */
@@ -32,44 +33,6 @@ class RelayCrashIT {
   }
 
   @Test
-  @Order(1)
-  void shouldLoseNoEventWhenTheRelayIsKilledMidStreamAndRestartedRepeatedly() throws Exception {
-    int total = Scale.of(6_000);
-    int kills = 3;
-    try (EventCollector events = fixture.collect(fixture.publicationEvents);
-        BackgroundWriter writer = new BackgroundWriter(fixture.writerOutbox(20), total, 10, 40)) {
-      for (int round = 1; round <= kills; round++) {
-        int seenBefore = events.ids().size();
-        RelayFixture.Relay relay = fixture.start(SMALL_BATCHES);
-        // Kill only once this relay has published something, and long before the stream ends.
-        Awaitility.await()
-            .atMost(Duration.ofMinutes(2))
-            .pollInterval(Duration.ofMillis(20))
-            .until(
-                () -> {
-                  events.poll();
-                  return events.ids().size() > seenBefore + 200;
-                });
-        relay.process().kill();
-        System.out.printf(
-            "RelayCrashIT: round %d killed relay with %d of %d written rows seen%n",
-            round, events.ids().size(), writer.size());
-      }
-      List<UUID> ids = writer.finish();
-      try (RelayFixture.Relay last = fixture.start(SMALL_BATCHES)) {
-        events.awaitIds(ids, Duration.ofMinutes(3)).drain(Duration.ofSeconds(1));
-        System.out.printf(
-            "RelayCrashIT: %d events after %d SIGKILLs, %d duplicates%n",
-            ids.size(), kills, events.duplicates());
-        events.assertIdsExactly(ids);
-        events.assertCommitOrderPerKey();
-        last.process().terminate();
-      }
-    }
-  }
-
-  @Test
-  @Order(2)
   void shouldLoseNothingOfAMultiRowInsertWhenRestartedInTheMiddleOfItsStream() throws Exception {
     OutboxRows rows = fixture.writerOutbox(10);
     try (EventCollector events = fixture.collect(fixture.publicationEvents)) {
