@@ -66,7 +66,14 @@ final class PrimaryFailover implements FaultClass {
 
   @Override
   public Map<String, String> overrides() {
-    return Map.of("HERALD_RELAY_SLOT_FAILOVER", "true");
+    return Map.of(
+        "HERALD_RELAY_SLOT_FAILOVER",
+        "true",
+        // A new standby copies the slot only once the slot's restart point has passed the
+        // standby's start; after the load only the relay's heartbeat moves the slot (10 s in the
+        // shipped file), so the heal would wait two of them.
+        "HERALD_DEBEZIUM_SOURCE_HEARTBEAT_INTERVAL_MS",
+        "1000");
   }
 
   @Override

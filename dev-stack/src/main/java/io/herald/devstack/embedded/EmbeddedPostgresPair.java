@@ -273,6 +273,13 @@ public final class EmbeddedPostgresPair implements AutoCloseable {
   /** What the standby still lacks for {@link #awaitSynchronized}; empty when nothing. */
   private String synchronization(String slot) throws SQLException {
     try (Connection connection = primaryConnection("postgres");
+        Statement snapshot = connection.createStatement()) {
+      // A new standby syncs the slot only once the slot's restart point passed the standby's
+      // start, and that point moves on running-transactions records, which the primary logs every
+      // 15 s by itself: log one now.
+      snapshot.execute("SELECT pg_log_standby_snapshot()");
+    }
+    try (Connection connection = primaryConnection("postgres");
         PreparedStatement statement =
             connection.prepareStatement(
                 "SELECT r.sync_state, current_setting('synchronous_standby_names')"
