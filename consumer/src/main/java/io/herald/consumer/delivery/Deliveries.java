@@ -58,6 +58,29 @@ public final class Deliveries implements DeliveryQueue {
       RETURNING\s"""
           + SNAPSHOT_COLUMNS;
 
+  /**
+   * {@link #INSERT} for several deliveries in one statement, in the order given: {@code seq} (the
+   * commit order guarantee 5 follows) is drawn row by row in that order.
+   */
+  private static final String INSERT_ALL =
+      """
+      INSERT INTO consumer.delivery AS d
+        (id, job_id, message_id, tenant_id, article_id, revision_id, destination, idempotency_key,
+         payload_hash, content, trace_parent, trace_state, state, last_error)
+      SELECT n.id, n.job_id, n.message_id, n.tenant_id, n.article_id, n.revision_id, n.destination,
+             n.idempotency_key, n.payload_hash, n.content::jsonb, n.trace_parent, n.trace_state,
+             n.state, n.last_error
+        FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[],
+                    ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+             WITH ORDINALITY
+             AS n(id, job_id, message_id, tenant_id, article_id, revision_id, destination,
+                  idempotency_key, payload_hash, content, trace_parent, trace_state, state,
+                  last_error, position)
+       ORDER BY n.position
+      ON CONFLICT (tenant_id, article_id, revision_id, destination) DO NOTHING
+      RETURNING\s"""
+          + SNAPSHOT_COLUMNS;
+
   private static final String SELECT_BY_KEY =
       "SELECT "
           + SNAPSHOT_COLUMNS
@@ -385,6 +408,109 @@ public final class Deliveries implements DeliveryQueue {
         }
       }
     }
+    return existing(connection, request);
+  }
+
+  /**
+   * As {@link #insert(Connection, NewDelivery, Transition)} for several deliveries on the caller's
+   * transaction, in one statement for all the new ones: {@code initial.get(i)} is the starting
+   * transition of {@code deliveries.get(i)}. A business key that is already known (also one given
+   * twice here: the later is reported against the earlier) is looked up and reported as before.
+   *
+   * @return per delivery, in order, what inserting it did
+   */
+  public List<IntakeResult> insertAll(
+      Connection connection, List<NewDelivery> deliveries, List<Transition> initial)
+      throws SQLException {
+    int n = deliveries.size();
+    if (initial.size() != n) {
+      throw new IllegalArgumentException(
+          n + " deliveries but " + initial.size() + " initial transitions");
+    }
+    if (n == 0) {
+      return List.of();
+    }
+    UUID[] id = new UUID[n];
+    UUID[] jobId = new UUID[n];
+    UUID[] messageId = new UUID[n];
+    String[] tenant = new String[n];
+    String[] articleId = new String[n];
+    String[] revisionId = new String[n];
+    String[] destination = new String[n];
+    String[] idempotencyKey = new String[n];
+    String[] payloadHash = new String[n];
+    String[] content = new String[n];
+    String[] traceParent = new String[n];
+    String[] traceState = new String[n];
+    String[] state = new String[n];
+    String[] lastError = new String[n];
+    for (int i = 0; i < n; i++) {
+      NewDelivery delivery = deliveries.get(i);
+      Transition start = initial.get(i);
+      if (start.to() != DeliveryState.PENDING && start.to() != DeliveryState.UNKNOWN_DESTINATION) {
+        throw new IllegalArgumentException("A delivery starts PENDING or UNKNOWN_DESTINATION");
+      }
+      PublicationRequested request = delivery.request();
+      PublicationKey key = request.key();
+      id[i] = delivery.id();
+      jobId[i] = request.jobId();
+      messageId[i] = delivery.messageId();
+      tenant[i] = key.tenant();
+      articleId[i] = key.articleId();
+      revisionId[i] = key.revisionId();
+      destination[i] = key.destination();
+      idempotencyKey[i] = request.idempotencyKey();
+      payloadHash[i] = request.payloadHash();
+      content[i] = request.content().toString();
+      traceParent[i] = delivery.traceParent();
+      traceState[i] = delivery.traceState();
+      state[i] = start.to().name();
+      lastError[i] = start.reason();
+    }
+    Map<UUID, DeliverySnapshot> created = new HashMap<>();
+    try (PreparedStatement insert = connection.prepareStatement(INSERT_ALL)) {
+      insert.setArray(1, connection.createArrayOf("uuid", id));
+      insert.setArray(2, connection.createArrayOf("uuid", jobId));
+      insert.setArray(3, connection.createArrayOf("uuid", messageId));
+      insert.setArray(4, connection.createArrayOf("text", tenant));
+      insert.setArray(5, connection.createArrayOf("text", articleId));
+      insert.setArray(6, connection.createArrayOf("text", revisionId));
+      insert.setArray(7, connection.createArrayOf("text", destination));
+      insert.setArray(8, connection.createArrayOf("text", idempotencyKey));
+      insert.setArray(9, connection.createArrayOf("text", payloadHash));
+      insert.setArray(10, connection.createArrayOf("text", content));
+      insert.setArray(11, connection.createArrayOf("text", traceParent));
+      insert.setArray(12, connection.createArrayOf("text", traceState));
+      insert.setArray(13, connection.createArrayOf("text", state));
+      insert.setArray(14, connection.createArrayOf("text", lastError));
+      try (ResultSet rows = insert.executeQuery()) {
+        while (rows.next()) {
+          DeliverySnapshot snapshot = snapshot(rows);
+          created.put(snapshot.deliveryId(), snapshot);
+        }
+      }
+    }
+    List<IntakeResult> results = new ArrayList<>(n);
+    List<StatusEvents.Announcement> announced = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      DeliverySnapshot snapshot = created.get(id[i]);
+      if (snapshot != null) {
+        if (initial.get(i).announced()) {
+          announced.add(new StatusEvents.Announcement(snapshot, initial.get(i).reason()));
+        }
+        results.add(new IntakeResult.Created(snapshot));
+      } else {
+        results.add(existing(connection, deliveries.get(i).request()));
+      }
+    }
+    events.appendAll(connection, announced);
+    return results;
+  }
+
+  /** The delivery that already holds {@code request}'s business key: a duplicate or a conflict. */
+  private static IntakeResult existing(Connection connection, PublicationRequested request)
+      throws SQLException {
+    PublicationKey key = request.key();
     try (PreparedStatement select = connection.prepareStatement(SELECT_BY_KEY)) {
       select.setString(1, key.tenant());
       select.setString(2, key.articleId());
