@@ -531,21 +531,22 @@ public final class Deliveries implements DeliveryQueue {
     }
   }
 
-  /** Claims up to {@code limit} due deliveries of {@code destination} for {@code owner}. */
+  /**
+   * Claims up to {@code limit} due deliveries of {@code destination} for {@code owner}. One
+   * statement, atomic by itself: it runs on the pool's auto-commit connection, one round trip
+   * instead of a statement and a COMMIT.
+   */
   @Override
   public List<ClaimedDelivery> claimDue(String destination, String owner, int limit, Duration lease)
       throws SQLException {
-    return Transactions.inTransaction(
-        dataSource,
-        connection -> {
-          try (PreparedStatement claim = connection.prepareStatement(CLAIM_DUE)) {
-            claim.setString(1, destination);
-            claim.setInt(2, limit);
-            claim.setString(3, owner);
-            claim.setLong(4, lease.toMillis());
-            return claims(claim);
-          }
-        });
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement claim = connection.prepareStatement(CLAIM_DUE)) {
+      claim.setString(1, destination);
+      claim.setInt(2, limit);
+      claim.setString(3, owner);
+      claim.setLong(4, lease.toMillis());
+      return claims(claim);
+    }
   }
 
   /**
