@@ -20,6 +20,14 @@ import java.util.Map;
  * Run on demand: {@code ./mvnw -B -pl bench -am -Pbenchmark verify -DskipTests
  * -Dbench.main=io.herald.bench.consumer.ConsumerThroughputBenchmark}. System properties: {@code
  * herald.bench.records} (default 5000) and {@code herald.bench.slow-records} (default 1000).
+ *
+ * <p>With {@code herald.bench.ab=<key>=<v1>,<v2>,...} it runs only an A/B of that consumer setting
+ * instead: one warm-up, then {@code herald.bench.ab-rounds} (default 4) rounds, each the values in
+ * turn, each value on its own pre-loaded topic of {@code herald.bench.records} records to the
+ * zero-latency simulator, so the machine's drift hits every value alike; per round and value the
+ * rate, this JVM's CPU (the consumer, with the load generator idle) and PostgreSQL's CPU
+ * (postmaster and backends) per delivery. Example: {@code
+ * -Dherald.bench.ab=consumer.dispatch.record-batch-size=1,64}.
  */
 public final class ConsumerThroughputBenchmark {
 
@@ -29,6 +37,11 @@ public final class ConsumerThroughputBenchmark {
 
   public static void main(String[] args) throws Exception {
     StackContext stack = StackContext.create(ConsumerThroughputBenchmark.class);
+    String ab = System.getProperty("herald.bench.ab");
+    if (ab != null) {
+      settingAtoB(stack, ab);
+      System.exit(0);
+    }
     // In this order: the first also warms the JIT up for the second.
     deliveriesPerSecondFromAPreloadedTopicAgainstPgbenchOfTheSameSql(stack);
     oneVersusTwoInstancesAtFiftyMillisecondsOfDestinationLatency(stack);
@@ -78,6 +91,76 @@ public final class ConsumerThroughputBenchmark {
           pgbenchRate,
           consumerRate / pgbenchRate,
           loadAverage());
+    }
+  }
+
+  /** The A/B of one setting ({@code herald.bench.ab}); see the class comment. */
+  static void settingAtoB(StackContext stack, String ab) throws Exception {
+    int eq = ab.indexOf('=');
+    String key = ab.substring(0, eq);
+    List<String> values = List.of(ab.substring(eq + 1).split(","));
+    int records = Integer.getInteger("herald.bench.records", 5000);
+    int rounds = Integer.getInteger("herald.bench.ab-rounds", 4);
+    long postmaster = postmaster(stack);
+    java.lang.management.OperatingSystemMXBean os =
+        java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    com.sun.management.OperatingSystemMXBean jvm = (com.sun.management.OperatingSystemMXBean) os;
+    Map<String, List<String>> lines = new java.util.LinkedHashMap<>();
+    for (int run = -1; run < rounds; run++) {
+      for (int v = 0; v < values.size(); v++) {
+        String name = "bench-ab-" + (run + 1) + "-" + v;
+        try (TestKit kit = new TestKit(stack, name, 8)) {
+          TestKit.Destination destination = kit.destination(name, Behaviour.cooperative());
+          int count = run < 0 ? 1000 : records;
+          preload(kit, name, count);
+          Map<String, String> properties =
+              tuned(kit.properties(stack.groupId(name), destination), name, 32);
+          properties.put(key, values.get(v));
+          double jvmBefore = jvm.getProcessCpuTime() / 1e9;
+          double pgBefore =
+              io.herald.bench.suite.ProcessStats.sample(postmaster, true)
+                  .orElseThrow()
+                  .cpuSeconds();
+          long start = System.nanoTime();
+          kit.start(properties);
+          awaitPublished(kit, name, count);
+          double seconds = (System.nanoTime() - start) / 1e9;
+          double jvmMs = (jvm.getProcessCpuTime() / 1e9 - jvmBefore) * 1000 / count;
+          double pgMs =
+              (io.herald.bench.suite.ProcessStats.sample(postmaster, true)
+                          .orElseThrow()
+                          .cpuSeconds()
+                      - pgBefore)
+                  * 1000
+                  / count;
+          double busy = busySeconds(kit, name);
+          if (run >= 0) {
+            String line =
+                String.format(
+                    "round %d: %.0f deliveries/s (first intake to last PUBLISHED), %.1f s from"
+                        + " start, consumer JVM %.3f ms + PostgreSQL %.3f ms CPU per delivery"
+                        + " (load average %s)",
+                    run + 1, count / busy, seconds, jvmMs, pgMs, loadAverage());
+            lines.computeIfAbsent(values.get(v), x -> new java.util.ArrayList<>()).add(line);
+            System.out.printf("BENCH %s=%s %s%n", key, values.get(v), line);
+          }
+        }
+      }
+    }
+    System.out.printf("%nBENCH A/B of %s, %d records per round, concurrency 32:%n", key, records);
+    lines.forEach(
+        (value, of) ->
+            of.forEach(line -> System.out.printf("BENCH   %s=%s %s%n", key, value, line)));
+  }
+
+  /** The postmaster: the parent of any backend. */
+  private static long postmaster(StackContext stack) throws Exception {
+    try (java.sql.Connection connection = stack.dataSource().getConnection();
+        java.sql.Statement statement = connection.createStatement();
+        java.sql.ResultSet row = statement.executeQuery("SELECT pg_backend_pid()")) {
+      row.next();
+      long backend = row.getLong(1);
+      return io.herald.bench.suite.ProcessStats.parent(backend).orElseThrow();
     }
   }
 

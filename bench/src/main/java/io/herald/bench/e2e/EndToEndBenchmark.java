@@ -80,7 +80,7 @@ public final class EndToEndBenchmark implements Scenario {
       Path logs = bench.reportDir().resolve("b5-logs");
       PipelineSettings settings =
           PipelineSettings.isolated(stack, simulator.baseUri(), configDir(), logs);
-      try (Pipeline pipeline = Pipeline.start(settings);
+      try (Pipeline pipeline = Pipeline.start(settings, overrides());
           Load load = new Load(pipeline.writerUri(), simulator)) {
         ProcessGroup processes = processes(pipeline, stack);
         bench.progress(id(), "pipeline up; warming up with " + warmUp + " intents", true);
@@ -189,9 +189,13 @@ public final class EndToEndBenchmark implements Scenario {
             String.format(
                 "Workload: one intent per article (tenants t1 and t2), revision r-1, to %s (0 ms,"
                     + " honours the key); ~120-byte content; publication topic of 3 partitions;"
-                    + " the shipped property files; %d cores, %d GiB, load average before the run"
+                    + " the shipped property files%s; %d cores, %d GiB, load average before the run"
                     + " %s.",
-                DESTINATION, cores, Runtime.getRuntime().maxMemory() >> 30, loadAverage()),
+                DESTINATION,
+                overrides().isEmpty() ? "" : " with " + overrides(),
+                cores,
+                Runtime.getRuntime().maxMemory() >> 30,
+                loadAverage()),
             List.of("phase", "offered/s", "published/s", "p50 ms", "p99 ms", "p99.9 ms", "max ms"),
             rows,
             notes,
@@ -199,6 +203,23 @@ public final class EndToEndBenchmark implements Scenario {
             figures);
       }
     }
+  }
+
+  /**
+   * {@code -Dherald.bench.b5.env=NAME=VALUE,...}: environment overrides for the processes (the
+   * documented {@code HERALD_*} variables, each to the process it configures), to compare a setting
+   * with its default run by run; none by default (the shipped files as they are).
+   */
+  static Map<String, String> overrides() {
+    Map<String, String> overrides = new LinkedHashMap<>();
+    String spec = System.getProperty("herald.bench.b5.env", "");
+    for (String pair : spec.split(",")) {
+      if (!pair.isBlank()) {
+        int eq = pair.indexOf('=');
+        overrides.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+      }
+    }
+    return overrides;
   }
 
   private static String ms(long micros) {

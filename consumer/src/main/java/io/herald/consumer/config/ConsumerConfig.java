@@ -276,6 +276,14 @@ public final class ConsumerConfig extends ProcessConfig {
                   Duration.ofSeconds(30),
                   "On stop, how long in-flight destination calls may finish and be recorded; claims of calls still running then expire and are reconciled as uncertain.")
               .validatedBy(Validator.positive()));
+  public static final ConfigKey<Integer> DISPATCH_RECORD_BATCH_SIZE =
+      KEYS.define(
+          ConfigKey.optional(
+                  "consumer.dispatch.record-batch-size",
+                  ConfigType.INT,
+                  DispatchSettings.DEFAULT_RECORD_BATCH_SIZE,
+                  "Most destination call results recorded in one transaction (the calls that ended while the previous results were being recorded, each still fenced by its own claim); 1 records each result in a transaction of its own.")
+              .validatedBy(Validator.between(1, 10_000)));
   public static final ConfigKey<Integer> RECONCILE_BATCH_SIZE =
       KEYS.define(
           ConfigKey.optional(
@@ -611,7 +619,8 @@ public final class ConsumerConfig extends ProcessConfig {
         values.get(DISPATCH_BACKOFF_BASE),
         values.get(DISPATCH_BACKOFF_MAX),
         values.get(DISPATCH_POLL_INTERVAL),
-        values.get(DISPATCH_SHUTDOWN_GRACE));
+        values.get(DISPATCH_SHUTDOWN_GRACE),
+        values.get(DISPATCH_RECORD_BATCH_SIZE));
   }
 
   /** The claim owner name of an instance without {@code consumer.dispatch.owner}. */

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -53,6 +54,29 @@ public final class Deliveries implements DeliveryQueue {
         (id, job_id, message_id, tenant_id, article_id, revision_id, destination, idempotency_key,
          payload_hash, content, trace_parent, trace_state, state, last_error)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?)
+      ON CONFLICT (tenant_id, article_id, revision_id, destination) DO NOTHING
+      RETURNING\s"""
+          + SNAPSHOT_COLUMNS;
+
+  /**
+   * {@link #INSERT} for several deliveries in one statement, in the order given: {@code seq} (the
+   * commit order guarantee 5 follows) is drawn row by row in that order.
+   */
+  private static final String INSERT_ALL =
+      """
+      INSERT INTO consumer.delivery AS d
+        (id, job_id, message_id, tenant_id, article_id, revision_id, destination, idempotency_key,
+         payload_hash, content, trace_parent, trace_state, state, last_error)
+      SELECT n.id, n.job_id, n.message_id, n.tenant_id, n.article_id, n.revision_id, n.destination,
+             n.idempotency_key, n.payload_hash, n.content::jsonb, n.trace_parent, n.trace_state,
+             n.state, n.last_error
+        FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[],
+                    ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+             WITH ORDINALITY
+             AS n(id, job_id, message_id, tenant_id, article_id, revision_id, destination,
+                  idempotency_key, payload_hash, content, trace_parent, trace_state, state,
+                  last_error, position)
+       ORDER BY n.position
       ON CONFLICT (tenant_id, article_id, revision_id, destination) DO NOTHING
       RETURNING\s"""
           + SNAPSHOT_COLUMNS;
@@ -124,6 +148,47 @@ public final class Deliveries implements DeliveryQueue {
        WHERE d.id = ? AND d.claim_token = ? AND d.state = ?
       RETURNING\s"""
           + SNAPSHOT_COLUMNS;
+
+  /**
+   * {@link #COMPLETE} for several claim holders' results in one statement: one array per column,
+   * one element per result, each guarded by its own token and state, so a fenced one matches no row
+   * and the others are recorded. {@code claim_token} comes back to tell two claims of one delivery
+   * apart (an old holder's late result beside the current holder's).
+   */
+  private static final String COMPLETE_ALL =
+      """
+      UPDATE consumer.delivery d
+         SET state = c.state,
+             remote_id = COALESCE(c.remote_id, d.remote_id),
+             last_error = c.last_error,
+             next_attempt_at = now() + c.retry_ms * interval '1 millisecond',
+             uncertain_since = CASE WHEN c.state = 'UNCERTAIN' AND d.state <> 'UNCERTAIN'
+                                    THEN now() ELSE d.uncertain_since END,
+             first_attempt_at = CASE WHEN c.restarts_window THEN NULL ELSE d.first_attempt_at END,
+             claim_owner = NULL,
+             lease_until = NULL,
+             updated_at = now()
+        FROM unnest(?::uuid[], ?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[],
+                    ?::bigint[], ?::boolean[])
+             AS c(id, token, expected, state, remote_id, last_error, retry_ms, restarts_window)
+       WHERE d.id = c.id AND d.claim_token = c.token AND d.state = c.expected
+      RETURNING d.claim_token,\s"""
+          + SNAPSHOT_COLUMNS;
+
+  /** {@link #INSERT_ATTEMPT} for several calls in one statement. */
+  private static final String INSERT_ATTEMPTS =
+      """
+      INSERT INTO consumer.delivery_attempt
+        (delivery_id, claim_token, attempt, kind, claim_owner, started_at, ended_at, http_status,
+         outcome, recorded_state, remote_id, error, request_hash)
+      SELECT a.delivery_id, a.claim_token, a.attempt, a.kind, a.claim_owner,
+             now() - a.took_us * interval '1 microsecond', now(), a.http_status, a.outcome,
+             a.recorded_state, a.remote_id, a.error, a.request_hash
+        FROM unnest(?::uuid[], ?::bigint[], ?::integer[], ?::text[], ?::text[], ?::bigint[],
+                    ?::integer[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+             AS a(delivery_id, claim_token, attempt, kind, claim_owner, took_us, http_status,
+                  outcome, recorded_state, remote_id, error, request_hash)
+      """;
 
   /**
    * The call behind a claim holder's result, recorded beside it whether or not the fence let the
@@ -343,6 +408,109 @@ public final class Deliveries implements DeliveryQueue {
         }
       }
     }
+    return existing(connection, request);
+  }
+
+  /**
+   * As {@link #insert(Connection, NewDelivery, Transition)} for several deliveries on the caller's
+   * transaction, in one statement for all the new ones: {@code initial.get(i)} is the starting
+   * transition of {@code deliveries.get(i)}. A business key that is already known (also one given
+   * twice here: the later is reported against the earlier) is looked up and reported as before.
+   *
+   * @return per delivery, in order, what inserting it did
+   */
+  public List<IntakeResult> insertAll(
+      Connection connection, List<NewDelivery> deliveries, List<Transition> initial)
+      throws SQLException {
+    int n = deliveries.size();
+    if (initial.size() != n) {
+      throw new IllegalArgumentException(
+          n + " deliveries but " + initial.size() + " initial transitions");
+    }
+    if (n == 0) {
+      return List.of();
+    }
+    UUID[] id = new UUID[n];
+    UUID[] jobId = new UUID[n];
+    UUID[] messageId = new UUID[n];
+    String[] tenant = new String[n];
+    String[] articleId = new String[n];
+    String[] revisionId = new String[n];
+    String[] destination = new String[n];
+    String[] idempotencyKey = new String[n];
+    String[] payloadHash = new String[n];
+    String[] content = new String[n];
+    String[] traceParent = new String[n];
+    String[] traceState = new String[n];
+    String[] state = new String[n];
+    String[] lastError = new String[n];
+    for (int i = 0; i < n; i++) {
+      NewDelivery delivery = deliveries.get(i);
+      Transition start = initial.get(i);
+      if (start.to() != DeliveryState.PENDING && start.to() != DeliveryState.UNKNOWN_DESTINATION) {
+        throw new IllegalArgumentException("A delivery starts PENDING or UNKNOWN_DESTINATION");
+      }
+      PublicationRequested request = delivery.request();
+      PublicationKey key = request.key();
+      id[i] = delivery.id();
+      jobId[i] = request.jobId();
+      messageId[i] = delivery.messageId();
+      tenant[i] = key.tenant();
+      articleId[i] = key.articleId();
+      revisionId[i] = key.revisionId();
+      destination[i] = key.destination();
+      idempotencyKey[i] = request.idempotencyKey();
+      payloadHash[i] = request.payloadHash();
+      content[i] = request.content().toString();
+      traceParent[i] = delivery.traceParent();
+      traceState[i] = delivery.traceState();
+      state[i] = start.to().name();
+      lastError[i] = start.reason();
+    }
+    Map<UUID, DeliverySnapshot> created = new HashMap<>();
+    try (PreparedStatement insert = connection.prepareStatement(INSERT_ALL)) {
+      insert.setArray(1, connection.createArrayOf("uuid", id));
+      insert.setArray(2, connection.createArrayOf("uuid", jobId));
+      insert.setArray(3, connection.createArrayOf("uuid", messageId));
+      insert.setArray(4, connection.createArrayOf("text", tenant));
+      insert.setArray(5, connection.createArrayOf("text", articleId));
+      insert.setArray(6, connection.createArrayOf("text", revisionId));
+      insert.setArray(7, connection.createArrayOf("text", destination));
+      insert.setArray(8, connection.createArrayOf("text", idempotencyKey));
+      insert.setArray(9, connection.createArrayOf("text", payloadHash));
+      insert.setArray(10, connection.createArrayOf("text", content));
+      insert.setArray(11, connection.createArrayOf("text", traceParent));
+      insert.setArray(12, connection.createArrayOf("text", traceState));
+      insert.setArray(13, connection.createArrayOf("text", state));
+      insert.setArray(14, connection.createArrayOf("text", lastError));
+      try (ResultSet rows = insert.executeQuery()) {
+        while (rows.next()) {
+          DeliverySnapshot snapshot = snapshot(rows);
+          created.put(snapshot.deliveryId(), snapshot);
+        }
+      }
+    }
+    List<IntakeResult> results = new ArrayList<>(n);
+    List<StatusEvents.Announcement> announced = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      DeliverySnapshot snapshot = created.get(id[i]);
+      if (snapshot != null) {
+        if (initial.get(i).announced()) {
+          announced.add(new StatusEvents.Announcement(snapshot, initial.get(i).reason()));
+        }
+        results.add(new IntakeResult.Created(snapshot));
+      } else {
+        results.add(existing(connection, deliveries.get(i).request()));
+      }
+    }
+    events.appendAll(connection, announced);
+    return results;
+  }
+
+  /** The delivery that already holds {@code request}'s business key: a duplicate or a conflict. */
+  private static IntakeResult existing(Connection connection, PublicationRequested request)
+      throws SQLException {
+    PublicationKey key = request.key();
     try (PreparedStatement select = connection.prepareStatement(SELECT_BY_KEY)) {
       select.setString(1, key.tenant());
       select.setString(2, key.articleId());
@@ -363,21 +531,22 @@ public final class Deliveries implements DeliveryQueue {
     }
   }
 
-  /** Claims up to {@code limit} due deliveries of {@code destination} for {@code owner}. */
+  /**
+   * Claims up to {@code limit} due deliveries of {@code destination} for {@code owner}. One
+   * statement, atomic by itself: it runs on the pool's auto-commit connection, one round trip
+   * instead of a statement and a COMMIT.
+   */
   @Override
   public List<ClaimedDelivery> claimDue(String destination, String owner, int limit, Duration lease)
       throws SQLException {
-    return Transactions.inTransaction(
-        dataSource,
-        connection -> {
-          try (PreparedStatement claim = connection.prepareStatement(CLAIM_DUE)) {
-            claim.setString(1, destination);
-            claim.setInt(2, limit);
-            claim.setString(3, owner);
-            claim.setLong(4, lease.toMillis());
-            return claims(claim);
-          }
-        });
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement claim = connection.prepareStatement(CLAIM_DUE)) {
+      claim.setString(1, destination);
+      claim.setInt(2, limit);
+      claim.setString(3, owner);
+      claim.setLong(4, lease.toMillis());
+      return claims(claim);
+    }
   }
 
   /**
@@ -419,6 +588,142 @@ public final class Deliveries implements DeliveryQueue {
           }
           return Optional.of(after);
         });
+  }
+
+  /**
+   * Records several claim holders' results in one transaction, each as {@link #complete} would: one
+   * fenced UPDATE for all of them, one INSERT of all their attempt rows, one INSERT of the status
+   * events of those announced, and one commit. Each result is fenced by its own claim: a fenced one
+   * is empty in the answer (its attempt row kept) and does not hold the others back. One result
+   * alone takes {@link #complete}'s statements.
+   */
+  @Override
+  public List<Optional<DeliverySnapshot>> completeAll(List<Completion> completions)
+      throws SQLException {
+    if (completions.size() == 1) {
+      Completion only = completions.getFirst();
+      return List.of(complete(only.claim(), only.transition(), only.attempt()));
+    }
+    if (completions.isEmpty()) {
+      return List.of();
+    }
+    return Transactions.inTransaction(
+        dataSource,
+        connection -> {
+          Map<ClaimKey, DeliverySnapshot> after = completeGroup(connection, completions);
+          List<Optional<DeliverySnapshot>> results = new ArrayList<>(completions.size());
+          List<StatusEvents.Announcement> announced = new ArrayList<>();
+          for (Completion completion : completions) {
+            DeliverySnapshot recorded = after.get(ClaimKey.of(completion.claim()));
+            results.add(Optional.ofNullable(recorded));
+            if (recorded != null && completion.transition().announced()) {
+              announced.add(
+                  new StatusEvents.Announcement(recorded, completion.transition().reason()));
+            }
+          }
+          recordAttempts(connection, completions, results);
+          events.appendAll(connection, announced);
+          return results;
+        });
+  }
+
+  /** A claim: its delivery and token (one delivery may have a late and a current claim). */
+  private record ClaimKey(UUID id, long token) {
+    static ClaimKey of(ClaimedDelivery claim) {
+      return new ClaimKey(claim.id(), claim.claimToken());
+    }
+  }
+
+  private static Map<ClaimKey, DeliverySnapshot> completeGroup(
+      Connection connection, List<Completion> completions) throws SQLException {
+    int n = completions.size();
+    UUID[] id = new UUID[n];
+    Long[] token = new Long[n];
+    String[] expected = new String[n];
+    String[] state = new String[n];
+    String[] remoteId = new String[n];
+    String[] lastError = new String[n];
+    Long[] retryMs = new Long[n];
+    Boolean[] restartsWindow = new Boolean[n];
+    for (int i = 0; i < n; i++) {
+      ClaimedDelivery claim = completions.get(i).claim();
+      Transition transition = completions.get(i).transition();
+      id[i] = claim.id();
+      token[i] = claim.claimToken();
+      expected[i] = claim.state().name();
+      state[i] = transition.to().name();
+      remoteId[i] = transition.remoteId();
+      lastError[i] = transition.reason();
+      retryMs[i] = transition.retryIn().toMillis();
+      restartsWindow[i] = transition.restartsWindow();
+    }
+    Map<ClaimKey, DeliverySnapshot> after = new HashMap<>();
+    try (PreparedStatement update = connection.prepareStatement(COMPLETE_ALL)) {
+      update.setArray(1, connection.createArrayOf("uuid", id));
+      update.setArray(2, connection.createArrayOf("bigint", token));
+      update.setArray(3, connection.createArrayOf("text", expected));
+      update.setArray(4, connection.createArrayOf("text", state));
+      update.setArray(5, connection.createArrayOf("text", remoteId));
+      update.setArray(6, connection.createArrayOf("text", lastError));
+      update.setArray(7, connection.createArrayOf("bigint", retryMs));
+      update.setArray(8, connection.createArrayOf("boolean", restartsWindow));
+      try (ResultSet rows = update.executeQuery()) {
+        while (rows.next()) {
+          DeliverySnapshot snapshot = snapshot(rows);
+          after.put(new ClaimKey(snapshot.deliveryId(), rows.getLong("claim_token")), snapshot);
+        }
+      }
+    }
+    return after;
+  }
+
+  private static void recordAttempts(
+      Connection connection, List<Completion> completions, List<Optional<DeliverySnapshot>> after)
+      throws SQLException {
+    int n = completions.size();
+    UUID[] deliveryId = new UUID[n];
+    Long[] token = new Long[n];
+    Integer[] attemptNo = new Integer[n];
+    String[] kind = new String[n];
+    String[] owner = new String[n];
+    Long[] tookMicros = new Long[n];
+    Integer[] httpStatus = new Integer[n];
+    String[] outcome = new String[n];
+    String[] recordedState = new String[n];
+    String[] remoteId = new String[n];
+    String[] error = new String[n];
+    String[] requestHash = new String[n];
+    for (int i = 0; i < n; i++) {
+      ClaimedDelivery claim = completions.get(i).claim();
+      Attempt attempt = completions.get(i).attempt();
+      deliveryId[i] = claim.id();
+      token[i] = claim.claimToken();
+      attemptNo[i] = claim.attempts();
+      kind[i] = attempt.kind().name();
+      owner[i] = attempt.owner();
+      tookMicros[i] = attempt.took().toNanos() / 1_000;
+      httpStatus[i] = attempt.httpStatus();
+      outcome[i] = attempt.outcome();
+      recordedState[i] = after.get(i).map(d -> d.state().name()).orElse(null);
+      remoteId[i] = completions.get(i).transition().remoteId();
+      error[i] = attempt.error();
+      requestHash[i] = attempt.requestHash();
+    }
+    try (PreparedStatement insert = connection.prepareStatement(INSERT_ATTEMPTS)) {
+      insert.setArray(1, connection.createArrayOf("uuid", deliveryId));
+      insert.setArray(2, connection.createArrayOf("bigint", token));
+      insert.setArray(3, connection.createArrayOf("integer", attemptNo));
+      insert.setArray(4, connection.createArrayOf("text", kind));
+      insert.setArray(5, connection.createArrayOf("text", owner));
+      insert.setArray(6, connection.createArrayOf("bigint", tookMicros));
+      insert.setArray(7, connection.createArrayOf("integer", httpStatus));
+      insert.setArray(8, connection.createArrayOf("text", outcome));
+      insert.setArray(9, connection.createArrayOf("text", recordedState));
+      insert.setArray(10, connection.createArrayOf("text", remoteId));
+      insert.setArray(11, connection.createArrayOf("text", error));
+      insert.setArray(12, connection.createArrayOf("text", requestHash));
+      insert.executeUpdate();
+    }
   }
 
   private static void recordAttempt(

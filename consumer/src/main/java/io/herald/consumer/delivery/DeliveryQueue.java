@@ -2,6 +2,7 @@ package io.herald.consumer.delivery;
 
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -32,6 +33,22 @@ public interface DeliveryQueue {
    */
   Optional<DeliverySnapshot> complete(ClaimedDelivery claim, Transition transition, Attempt attempt)
       throws SQLException;
+
+  /**
+   * Records several claim holders' results, each as {@link #complete} would and each fenced by its
+   * own claim (a fenced one does not hold the others back), in as few transactions as the
+   * implementation can ({@link Deliveries}: one). This default records them one by one.
+   *
+   * @return per completion, in their order: as {@link #complete}
+   */
+  default List<Optional<DeliverySnapshot>> completeAll(List<Completion> completions)
+      throws SQLException {
+    List<Optional<DeliverySnapshot>> results = new ArrayList<>(completions.size());
+    for (Completion completion : completions) {
+      results.add(complete(completion.claim(), completion.transition(), completion.attempt()));
+    }
+    return results;
+  }
 
   /**
    * Extends to {@code now() + horizon} the dispatch claims of {@code owner} whose token is still

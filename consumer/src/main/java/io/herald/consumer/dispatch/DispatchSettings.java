@@ -20,6 +20,8 @@ import java.util.Objects;
  * @param pollInterval {@code poll-interval}: how long the dispatcher idles when no work was due
  * @param shutdownGrace {@code shutdown-grace}: how long a graceful stop waits for in-flight calls
  *     to be recorded
+ * @param recordBatchSize {@code record-batch-size}: the most call results one transaction records
+ *     (those that ended while the previous one was being recorded); 1 records each on its own
  */
 public record DispatchSettings(
     String owner,
@@ -30,7 +32,35 @@ public record DispatchSettings(
     Duration backoffBase,
     Duration backoffMax,
     Duration pollInterval,
-    Duration shutdownGrace) {
+    Duration shutdownGrace,
+    int recordBatchSize) {
+
+  /** The default of {@code record-batch-size}. */
+  public static final int DEFAULT_RECORD_BATCH_SIZE = 64;
+
+  /** Settings recording up to {@link #DEFAULT_RECORD_BATCH_SIZE} results per transaction. */
+  public DispatchSettings(
+      String owner,
+      int poolSize,
+      Duration lease,
+      Duration heartbeatTimeout,
+      int maxAttempts,
+      Duration backoffBase,
+      Duration backoffMax,
+      Duration pollInterval,
+      Duration shutdownGrace) {
+    this(
+        owner,
+        poolSize,
+        lease,
+        heartbeatTimeout,
+        maxAttempts,
+        backoffBase,
+        backoffMax,
+        pollInterval,
+        shutdownGrace,
+        DEFAULT_RECORD_BATCH_SIZE);
+  }
 
   public DispatchSettings {
     Objects.requireNonNull(owner, "owner");
@@ -40,5 +70,8 @@ public record DispatchSettings(
     Objects.requireNonNull(backoffMax, "backoffMax");
     Objects.requireNonNull(pollInterval, "pollInterval");
     Objects.requireNonNull(shutdownGrace, "shutdownGrace");
+    if (recordBatchSize < 1) {
+      throw new IllegalArgumentException("recordBatchSize must be at least 1: " + recordBatchSize);
+    }
   }
 }

@@ -4,6 +4,7 @@ import io.herald.consumer.breaker.BreakerSignal;
 import io.herald.consumer.breaker.CircuitBreaker;
 import io.herald.consumer.delivery.Attempt;
 import io.herald.consumer.delivery.ClaimedDelivery;
+import io.herald.consumer.delivery.Completion;
 import io.herald.consumer.delivery.DeliveryQueue;
 import io.herald.consumer.delivery.DeliverySnapshot;
 import io.herald.consumer.delivery.Transition;
@@ -43,9 +44,10 @@ import org.slf4j.LoggerFactory;
  * Claims due deliveries and publishes them. One poller thread claims work per destination, up to
  * that destination's free concurrency and the instance's pool size; each claimed delivery is
  * published on its own virtual thread, outside any database transaction, and its result recorded
- * only while the claim's fencing token is current. What a result means (the next state, the
- * backoff, the attempt bound) is the {@link DeliveryPolicy}'s decision; this class only claims,
- * calls and records.
+ * only while the claim's fencing token is current; results of calls that end while others are being
+ * recorded are recorded together, in one transaction ({@link Recorder}). What a result means (the
+ * next state, the backoff, the attempt bound) is the {@link DeliveryPolicy}'s decision; this class
+ * only claims, calls and records.
  *
  * <p>A claim is leased for the short heartbeat timeout and kept alive by a {@link LeaseKeeper}
  * while its call is in flight, so the claims of an instance that died expire within that timeout,
@@ -70,6 +72,7 @@ public final class Dispatcher implements AutoCloseable {
   private final DeliveryPolicy policy;
   private final ConsumerMetrics metrics;
   private final LeaseKeeper leases;
+  private final Recorder recorder;
   private final PauseGate pauses;
   private final DeliveryTracing tracing;
   private final List<Lane> lanes = new ArrayList<>();
@@ -167,6 +170,7 @@ public final class Dispatcher implements AutoCloseable {
             settings.lease(),
             System::nanoTime,
             metrics);
+    this.recorder = new Recorder(deliveries, settings.recordBatchSize());
     for (Destination client : destinations.values()) {
       CircuitBreaker breaker = new CircuitBreaker(client.config().breaker(), clock);
       lanes.add(
@@ -368,18 +372,20 @@ public final class Dispatcher implements AutoCloseable {
       String requestHash) {
     Optional<DeliverySnapshot> recorded;
     try {
+      // In a group with the results of other calls that ended meanwhile (one transaction).
       recorded =
-          deliveries.complete(
-              claim,
-              transition,
-              new Attempt(
-                  Attempt.Kind.PUBLISH,
-                  settings.owner(),
-                  took,
-                  outcome == WITHHELD ? "withheld" : outcome.label(),
-                  outcome.httpStatus(),
-                  outcome == WITHHELD ? transition.reason() : outcome.reason(),
-                  requestHash));
+          recorder.record(
+              new Completion(
+                  claim,
+                  transition,
+                  new Attempt(
+                      Attempt.Kind.PUBLISH,
+                      settings.owner(),
+                      took,
+                      outcome == WITHHELD ? "withheld" : outcome.label(),
+                      outcome.httpStatus(),
+                      outcome == WITHHELD ? transition.reason() : outcome.reason(),
+                      requestHash)));
     } catch (SQLException | RuntimeException e) {
       // The outcome is lost with this process's memory; the lease expires and the reconciler
       // treats the delivery as uncertain, which is exactly what it is for everybody else.

@@ -3,23 +3,28 @@ package io.herald.consumer.inbox;
 import io.herald.consumer.delivery.Deliveries;
 import io.herald.consumer.delivery.IntakeResult;
 import io.herald.consumer.delivery.NewDelivery;
+import io.herald.consumer.delivery.Transition;
 import io.herald.consumer.policy.DeliveryPolicy;
 import io.herald.runtime.db.Transactions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Supplier;
 
 /**
- * Turns valid requests into deliveries, in one transaction per call (guarantee 3): for each record
- * the inbox row {@code (message_id, handler)} is inserted first with {@code ON CONFLICT DO
- * NOTHING}; only a new one creates the delivery, and a business key already known with another
- * payload is refused with a {@code PublicationConflict} event, leaving the existing delivery as it
- * is. A redelivered record therefore changes nothing, however often Kafka sends it.
+ * Turns valid requests into deliveries, in one transaction per call (guarantee 3): the inbox rows
+ * {@code (message_id, handler)} of the records are inserted first with {@code ON CONFLICT DO
+ * NOTHING}; only a record whose row is new creates its delivery, and a business key already known
+ * with another payload is refused with a {@code PublicationConflict} event, leaving the existing
+ * delivery as it is. A redelivered record therefore changes nothing, however often Kafka sends it.
+ * A poll's records take one multi-row statement for their inbox rows and one for their deliveries,
+ * in record order (the order {@code seq} keeps for guarantee 5), whatever their number.
  */
 public final class Intake {
 
@@ -29,8 +34,14 @@ public final class Intake {
    */
   public static final String HANDLER = "consumer.delivery-intake";
 
-  private static final String INBOX_INSERT =
-      "INSERT INTO consumer.inbox (message_id, handler) VALUES (?, ?) ON CONFLICT DO NOTHING";
+  /** The records' inbox rows in one statement; the ids it returns are the new ones. */
+  private static final String INBOX_INSERT_ALL =
+      """
+      INSERT INTO consumer.inbox (message_id, handler)
+      SELECT m.id, ? FROM unnest(?::uuid[]) AS m(id)
+      ON CONFLICT DO NOTHING
+      RETURNING message_id
+      """;
 
   /** What happened to one record. */
   sealed interface Result {
@@ -59,47 +70,79 @@ public final class Intake {
     return Transactions.inTransaction(
         deliveries.dataSource(),
         connection -> {
+          Set<UUID> fresh = insertInbox(connection, records);
+          boolean[] taken = new boolean[records.size()];
+          List<NewDelivery> created = new ArrayList<>();
+          List<Transition> initial = new ArrayList<>();
+          for (int i = 0; i < records.size(); i++) {
+            Received record = records.get(i);
+            // remove: a message id twice in one poll is new only the first time.
+            if (fresh.remove(record.messageId())) {
+              taken[i] = true;
+              created.add(
+                  new NewDelivery(
+                      ids.get(),
+                      record.messageId(),
+                      record.request(),
+                      record.traceParent(),
+                      record.traceState()));
+              initial.add(
+                  DeliveryPolicy.received(
+                      record.request().key().destination(), configuredDestinations));
+            }
+          }
+          List<IntakeResult> intakes = deliveries.insertAll(connection, created, initial);
           List<Result> results = new ArrayList<>(records.size());
-          for (Received record : records) {
-            results.add(acceptOne(connection, record));
+          int next = 0;
+          for (int i = 0; i < records.size(); i++) {
+            Received record = records.get(i);
+            if (taken[i]) {
+              IntakeResult intake = intakes.get(next++);
+              if (intake instanceof IntakeResult.Conflict conflict) {
+                announceConflict(connection, record, conflict);
+              }
+              results.add(new Result.Accepted(record, intake));
+            } else {
+              results.add(new Result.Redelivered(record));
+            }
           }
           return results;
         });
   }
 
-  private Result acceptOne(Connection connection, Received record) throws SQLException {
-    try (PreparedStatement inbox = connection.prepareStatement(INBOX_INSERT)) {
-      inbox.setObject(1, record.messageId());
-      inbox.setString(2, HANDLER);
-      if (inbox.executeUpdate() == 0) {
-        return new Result.Redelivered(record);
+  private static Set<UUID> insertInbox(Connection connection, List<Received> records)
+      throws SQLException {
+    UUID[] messageIds = new UUID[records.size()];
+    for (int i = 0; i < messageIds.length; i++) {
+      messageIds[i] = records.get(i).messageId();
+    }
+    Set<UUID> fresh = new HashSet<>();
+    try (PreparedStatement inbox = connection.prepareStatement(INBOX_INSERT_ALL)) {
+      inbox.setString(1, HANDLER);
+      inbox.setArray(2, connection.createArrayOf("uuid", messageIds));
+      try (ResultSet rows = inbox.executeQuery()) {
+        while (rows.next()) {
+          fresh.add(rows.getObject(1, UUID.class));
+        }
       }
     }
-    IntakeResult intake =
-        deliveries.insert(
+    return fresh;
+  }
+
+  private void announceConflict(
+      Connection connection, Received record, IntakeResult.Conflict conflict) throws SQLException {
+    deliveries
+        .events()
+        .appendConflict(
             connection,
-            new NewDelivery(
-                ids.get(),
-                record.messageId(),
-                record.request(),
-                record.traceParent(),
-                record.traceState()),
-            DeliveryPolicy.received(record.request().key().destination(), configuredDestinations));
-    if (intake instanceof IntakeResult.Conflict conflict) {
-      deliveries
-          .events()
-          .appendConflict(
-              connection,
-              conflict.existing(),
-              record.request().jobId(),
-              "same business key as delivery "
-                  + conflict.existing().deliveryId()
-                  + " with another payload (hash "
-                  + record.request().payloadHash()
-                  + ", existing "
-                  + conflict.existingPayloadHash()
-                  + "): refused, existing delivery unchanged");
-    }
-    return new Result.Accepted(record, intake);
+            conflict.existing(),
+            record.request().jobId(),
+            "same business key as delivery "
+                + conflict.existing().deliveryId()
+                + " with another payload (hash "
+                + record.request().payloadHash()
+                + ", existing "
+                + conflict.existingPayloadHash()
+                + "): refused, existing delivery unchanged");
   }
 }

@@ -107,6 +107,96 @@ class DeliveryAttemptsIT {
   }
 
   @Test
+  void shouldRecordAGroupOfResultsInOneGoEachFencedByItsOwnClaim() throws Exception {
+    UUID published = create("g-published");
+    UUID fenced = create("g-fenced");
+    UUID uncertain = create("g-uncertain");
+    ClaimedDelivery first = claimDue("g-published");
+    ClaimedDelivery late = claimDue("g-fenced");
+    ClaimedDelivery third = claimDue("g-uncertain");
+    update("UPDATE consumer.delivery SET claim_token = claim_token + 1 WHERE id = ?", fenced);
+
+    List<java.util.Optional<DeliverySnapshot>> recorded =
+        deliveries.completeAll(
+            List.of(
+                new Completion(
+                    first,
+                    Transition.published("remote-g1", null),
+                    new Attempt(
+                        Attempt.Kind.PUBLISH,
+                        "owner-1",
+                        Duration.ofMillis(4),
+                        "published",
+                        201,
+                        null,
+                        "cd".repeat(32))),
+                new Completion(
+                    late,
+                    Transition.published("remote-late", null),
+                    new Attempt(
+                        Attempt.Kind.PUBLISH,
+                        "owner-1",
+                        Duration.ofMillis(5),
+                        "published",
+                        201,
+                        null)),
+                new Completion(
+                    third,
+                    Transition.uncertain("broken connection after sending"),
+                    new Attempt(
+                        Attempt.Kind.PUBLISH,
+                        "owner-1",
+                        Duration.ofMillis(6),
+                        "uncertain",
+                        null,
+                        "broken connection after sending"))));
+
+    assertEquals(DeliveryState.PUBLISHED, recorded.get(0).orElseThrow().state());
+    assertEquals("remote-g1", recorded.get(0).orElseThrow().remoteId());
+    assertTrue(recorded.get(1).isEmpty(), "the fenced result is discarded");
+    assertEquals(DeliveryState.UNCERTAIN, recorded.get(2).orElseThrow().state());
+    assertEquals(
+        List.of("1|1|PUBLISH|owner-1|4|201|published|PUBLISHED|remote-g1|null"),
+        attempts(published));
+    assertEquals(
+        List.of("1|1|PUBLISH|owner-1|5|201|published|null|remote-late|null"), attempts(fenced));
+    assertEquals(
+        List.of(
+            "1|1|PUBLISH|owner-1|6|null|uncertain|UNCERTAIN|null|broken connection after sending"),
+        attempts(uncertain));
+    assertEquals(
+        List.of("cd".repeat(32)),
+        query(
+            "SELECT request_hash FROM consumer.delivery_attempt WHERE delivery_id = ?", published));
+    assertEquals(List.of("PUBLISHED|remote-g1|null|null"), row(published));
+    assertEquals(List.of("DISPATCHING|null|null|owner-1"), row(fenced));
+    assertEquals(List.of("UNCERTAIN|null|broken connection after sending|null"), row(uncertain));
+    assertEquals(
+        List.of(),
+        query(
+            "SELECT 1 FROM consumer.delivery WHERE id = ? AND uncertain_since IS NULL", uncertain));
+    assertEquals(List.of("PublicationPublished|PUBLISHED|remote-g1"), events(published));
+    assertEquals(List.of(), events(fenced));
+    assertEquals(List.of("PublicationUncertain|UNCERTAIN|null"), events(uncertain));
+  }
+
+  /** state|remote id|last error|claim owner of a delivery. */
+  private List<String> row(UUID id) throws SQLException {
+    return query(
+        "SELECT state || '|' || coalesce(remote_id, 'null') || '|' || coalesce(last_error, 'null')"
+            + " || '|' || coalesce(claim_owner, 'null') FROM consumer.delivery WHERE id = ?",
+        id);
+  }
+
+  /** event type|state|remote id of each status event of a delivery, in order. */
+  private List<String> events(UUID id) throws SQLException {
+    return query(
+        "SELECT event_type || '|' || (payload->>'state') || '|' || coalesce(payload->>'remoteId', 'null')"
+            + " FROM consumer.outbox WHERE payload->>'deliveryId' = ?::text ORDER BY occurred_at, id",
+        id);
+  }
+
+  @Test
   void shouldStoreThePublishsRequestHashAndNoneForALookup() throws Exception {
     UUID id = create("a-hash");
     String hash = "ab".repeat(32);

@@ -16,6 +16,8 @@ import java.util.Optional;
 import java.util.Queue;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -58,6 +60,19 @@ public final class FakeDeliveryQueue implements DeliveryQueue {
 
   public final AtomicInteger renewFailures = new AtomicInteger();
   public volatile boolean fenceEverything;
+
+  /** The size of every group {@link #completeAll} was asked to record, in order. */
+  public final List<Integer> groups = Collections.synchronizedList(new ArrayList<>());
+
+  /** While set, {@link #completeAll} waits for it first: a slow recording transaction. */
+  public volatile CountDownLatch recordingGate;
+
+  /** Claims whose result the database refuses (a constraint): a group holding one fails whole. */
+  public final Set<UUID> refused = Collections.synchronizedSet(new HashSet<>());
+
+  /** Whether {@link #completeAll} fails as an unreachable database does. */
+  public volatile boolean recordingUnavailable;
+
   public volatile int countCalls;
 
   @Override
@@ -96,6 +111,37 @@ public final class FakeDeliveryQueue implements DeliveryQueue {
       ClaimedDelivery claim, Transition transition, Attempt attempt) {
     completed.add(new Completed(claim, transition, attempt));
     return fenceEverything ? Optional.empty() : Optional.of(snapshot(claim, transition.to()));
+  }
+
+  /** As one transaction would: all or nothing. */
+  @Override
+  public List<Optional<DeliverySnapshot>> completeAll(List<Completion> completions)
+      throws SQLException {
+    groups.add(completions.size());
+    CountDownLatch gate = recordingGate;
+    if (gate != null) {
+      try {
+        if (!gate.await(30, TimeUnit.SECONDS)) {
+          throw new IllegalStateException("the recording gate was never opened");
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new SQLException("interrupted (fake)", "57014", e);
+      }
+    }
+    if (recordingUnavailable) {
+      throw new SQLException("database unavailable (fake)", "08006");
+    }
+    for (Completion completion : completions) {
+      if (refused.contains(completion.claim().id())) {
+        throw new SQLException("violates check constraint (fake)", "23514");
+      }
+    }
+    List<Optional<DeliverySnapshot>> results = new ArrayList<>();
+    for (Completion completion : completions) {
+      results.add(complete(completion.claim(), completion.transition(), completion.attempt()));
+    }
+    return results;
   }
 
   @Override

@@ -8,18 +8,23 @@ import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
 import javax.sql.DataSource;
 
 /**
  * Applies status events to {@code writer.publication_job}, deduplicated by {@code writer.inbox}.
  *
- * <p>One transaction per batch: for each event, the inbox row {@code (id, handler)} is inserted
- * with {@code ON CONFLICT DO NOTHING}; only when the row count says it is new is the job updated,
- * and only if the event is newer than what the job shows (see {@code V5__job_status_view.sql}). The
- * inbox row and the job change commit or roll back together, so a redelivered event is a no-op and
- * a failed batch leaves nothing behind. Thread-safe; each call uses its own connection.
+ * <p>One transaction per batch: the inbox rows {@code (id, handler)} of all its events are inserted
+ * in one statement with {@code ON CONFLICT DO NOTHING}, which returns the ids that are new (an id
+ * twice in one batch is new only the first time); only for a new one is the job updated, event by
+ * event in order, and only if the event is newer than what the job shows (see {@code
+ * V5__job_status_view.sql}). The inbox row and the job change commit or roll back together, so a
+ * redelivered event is a no-op and a failed batch leaves nothing behind. Thread-safe; each call
+ * uses its own connection.
  */
 final class StatusStore {
 
@@ -47,10 +52,13 @@ final class StatusStore {
     }
   }
 
+  /** The batch's inbox rows in one statement; the ids it returns are the new ones. */
   static final String INSERT_INBOX =
       """
-      INSERT INTO writer.inbox (message_id, handler, received_at) VALUES (?, ?, ?)
+      INSERT INTO writer.inbox (message_id, handler, received_at)
+      SELECT m.id, ?, ? FROM unnest(?::uuid[]) AS m(id)
       ON CONFLICT (message_id, handler) DO NOTHING
+      RETURNING message_id
       """;
 
   /**
@@ -99,28 +107,36 @@ final class StatusStore {
             apply.setQueryTimeout(STATEMENT_TIMEOUT_SECONDS);
             exists.setQueryTimeout(STATEMENT_TIMEOUT_SECONDS);
             OffsetDateTime now = OffsetDateTime.ofInstant(clock.instant(), ZoneOffset.UTC);
+            UUID[] ids = new UUID[events.size()];
+            for (int i = 0; i < ids.length; i++) {
+              ids[i] = events.get(i).messageId();
+            }
+            inbox.setString(1, HANDLER);
+            inbox.setObject(2, now);
+            inbox.setArray(3, connection.createArrayOf("uuid", ids));
+            Set<UUID> fresh = new HashSet<>();
+            try (ResultSet rows = inbox.executeQuery()) {
+              while (rows.next()) {
+                fresh.add(rows.getObject(1, UUID.class));
+              }
+            }
             List<Outcome> outcomes = new ArrayList<>(events.size());
             for (StatusEvent event : events) {
-              outcomes.add(applyOne(event, now, inbox, apply, exists));
+              // remove: the second of one id in a batch is a redelivery, as it was row by row.
+              outcomes.add(
+                  fresh.remove(event.messageId())
+                      ? applyOne(event, now, apply, exists)
+                      : Outcome.DUPLICATE);
             }
             return outcomes;
           }
         });
   }
 
+  /** The job update of an event whose inbox row is new. */
   private static Outcome applyOne(
-      StatusEvent event,
-      OffsetDateTime now,
-      PreparedStatement inbox,
-      PreparedStatement apply,
-      PreparedStatement exists)
+      StatusEvent event, OffsetDateTime now, PreparedStatement apply, PreparedStatement exists)
       throws SQLException {
-    inbox.setObject(1, event.messageId());
-    inbox.setString(2, HANDLER);
-    inbox.setObject(3, now);
-    if (inbox.executeUpdate() == 0) {
-      return Outcome.DUPLICATE;
-    }
     OffsetDateTime occurredAt = OffsetDateTime.ofInstant(event.occurredAt(), ZoneOffset.UTC);
     apply.setString(1, event.state());
     // A conflict event names the refused job but carries the existing delivery's remote id.

@@ -320,6 +320,39 @@ class StatusViewIT {
   }
 
   @Test
+  void shouldApplyABatchEventByEventInOrderWithAnIdTwiceInItOnlyOnce() throws Exception {
+    Job job = newJob();
+    StatusStore store = new StatusStore(writer.dataSource(), Clock.systemUTC());
+    Instant start = Instant.now().truncatedTo(ChronoUnit.MICROS);
+    StatusEvent retrying =
+        new StatusEvent(UUID.randomUUID(), job.id(), TENANT_A, "RETRY_WAIT", null, start);
+    StatusEvent published =
+        new StatusEvent(
+            UUID.randomUUID(), job.id(), TENANT_A, "PUBLISHED", "remote-b", start.plusMillis(2));
+    StatusEvent older =
+        new StatusEvent(
+            UUID.randomUUID(), job.id(), TENANT_A, "PENDING", null, start.plusMillis(1));
+    StatusEvent otherJob =
+        new StatusEvent(UUID.randomUUID(), UUID.randomUUID(), TENANT_A, "PENDING", null, start);
+
+    List<StatusStore.Outcome> outcomes =
+        store.apply(List.of(retrying, retrying, published, older, otherJob));
+
+    assertThat(outcomes)
+        .containsExactly(
+            StatusStore.Outcome.APPLIED,
+            StatusStore.Outcome.DUPLICATE,
+            StatusStore.Outcome.APPLIED,
+            StatusStore.Outcome.STALE,
+            StatusStore.Outcome.UNKNOWN_JOB);
+    assertThat(inboxRows(retrying.messageId())).isEqualTo(1);
+    assertThat(inboxRows(otherJob.messageId())).isEqualTo(1);
+    assertThat(job.get().get("status").asText()).isEqualTo("PUBLISHED");
+    assertThat(job.get().get("remoteId").asText()).isEqualTo("remote-b");
+    assertThat(store.apply(List.of(published))).containsExactly(StatusStore.Outcome.DUPLICATE);
+  }
+
+  @Test
   void shouldPurgeInboxRowsOlderThanTheRetentionInBoundedBatches() throws Exception {
     Instant now = Instant.now();
     String handler = "purge-test-" + UUID.randomUUID();
