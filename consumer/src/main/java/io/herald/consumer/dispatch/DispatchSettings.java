@@ -38,30 +38,6 @@ public record DispatchSettings(
   /** The default of {@code record-batch-size}. */
   public static final int DEFAULT_RECORD_BATCH_SIZE = 64;
 
-  /** Settings recording up to {@link #DEFAULT_RECORD_BATCH_SIZE} results per transaction. */
-  public DispatchSettings(
-      String owner,
-      int poolSize,
-      Duration lease,
-      Duration heartbeatTimeout,
-      int maxAttempts,
-      Duration backoffBase,
-      Duration backoffMax,
-      Duration pollInterval,
-      Duration shutdownGrace) {
-    this(
-        owner,
-        poolSize,
-        lease,
-        heartbeatTimeout,
-        maxAttempts,
-        backoffBase,
-        backoffMax,
-        pollInterval,
-        shutdownGrace,
-        DEFAULT_RECORD_BATCH_SIZE);
-  }
-
   public DispatchSettings {
     Objects.requireNonNull(owner, "owner");
     Objects.requireNonNull(lease, "lease");

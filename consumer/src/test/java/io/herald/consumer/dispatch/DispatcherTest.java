@@ -318,6 +318,7 @@ class DispatcherTest {
         Duration.ofMillis(100),
         Duration.ofSeconds(1),
         Duration.ofMillis(20),
-        Duration.ofSeconds(2));
+        Duration.ofSeconds(2),
+        DispatchSettings.DEFAULT_RECORD_BATCH_SIZE);
   }
 }

@@ -132,7 +132,8 @@ class ReconcilerTest {
                 Duration.ofMillis(100),
                 Duration.ofSeconds(1),
                 Duration.ofMillis(20),
-                Duration.ofSeconds(1)),
+                Duration.ofSeconds(1),
+                DispatchSettings.DEFAULT_RECORD_BATCH_SIZE),
             new ReconcileSettings(GRACE, Duration.ofSeconds(1), 10, LOOKUP_RETRY),
             policy,
             metrics)) {
