@@ -24,6 +24,9 @@ public final class JsonHttp {
 
   private static final ObjectMapper MAPPER = Json.mapper();
 
+  /** The most of a refused body read and dropped before its 413 is answered. */
+  static final int DISCARD_LIMIT = 1 << 20;
+
   private JsonHttp() {}
 
   /**
@@ -35,17 +38,19 @@ public final class JsonHttp {
    */
   public static <T> T readBody(Request request, int maxBytes, Class<T> type) throws HttpProblem {
     long announced = request.getLength();
-    if (announced > maxBytes) {
-      throw tooLarge(maxBytes);
-    }
     byte[] body;
     try (InputStream in = Content.Source.asInputStream(request)) {
+      if (announced > maxBytes) {
+        discard(in, announced);
+        throw tooLarge(maxBytes);
+      }
       body = in.readNBytes(maxBytes + 1);
+      if (body.length > maxBytes) {
+        discard(in, DISCARD_LIMIT);
+        throw tooLarge(maxBytes);
+      }
     } catch (IOException e) {
       throw HttpProblem.badRequest("unreadable_body", "the request body could not be read");
-    }
-    if (body.length > maxBytes) {
-      throw tooLarge(maxBytes);
     }
     if (body.length == 0) {
       throw HttpProblem.badRequest("malformed_json", "the request body is empty");
@@ -107,6 +112,29 @@ public final class JsonHttp {
   /** {@code text} as UTF-8 bytes. */
   static byte[] utf8(String text) {
     return text.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Reads and drops what is left of a refused body, up to {@link #DISCARD_LIMIT}, so that Jetty
+   * finds the request consumed and keeps the connection, instead of closing it under a client that
+   * may still be sending or about to reuse it (the consumer's operator API test once saw a 413
+   * request end with no answer at all). Past the limit the connection is closed unread. A read that
+   * fails ends the discarding only: the answer is the 413 either way.
+   */
+  private static void discard(InputStream in, long announced) {
+    if (announced > DISCARD_LIMIT) {
+      return;
+    }
+    byte[] buffer = new byte[8192];
+    long left = DISCARD_LIMIT;
+    try {
+      int read;
+      while (left > 0 && (read = in.read(buffer, 0, (int) Math.min(buffer.length, left))) >= 0) {
+        left -= read;
+      }
+    } catch (IOException stopped) {
+      // The client stopped sending or went away: nothing more to drop, and the 413 stands.
+    }
   }
 
   private static HttpProblem tooLarge(int maxBytes) {
