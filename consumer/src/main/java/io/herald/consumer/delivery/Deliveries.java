@@ -48,19 +48,9 @@ public final class Deliveries implements DeliveryQueue {
           + " floor(extract(epoch FROM now() - COALESCE(d.first_attempt_at, d.created_at))"
           + " * 1000)::bigint AS since_first_attempt_ms";
 
-  private static final String INSERT =
-      """
-      INSERT INTO consumer.delivery AS d
-        (id, job_id, message_id, tenant_id, article_id, revision_id, destination, idempotency_key,
-         payload_hash, content, trace_parent, trace_state, state, last_error)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?)
-      ON CONFLICT (tenant_id, article_id, revision_id, destination) DO NOTHING
-      RETURNING\s"""
-          + SNAPSHOT_COLUMNS;
-
   /**
-   * {@link #INSERT} for several deliveries in one statement, in the order given: {@code seq} (the
-   * commit order guarantee 5 follows) is drawn row by row in that order.
+   * New deliveries in one statement, in the order given: {@code seq} (the commit order guarantee 5
+   * follows) is drawn row by row in that order; a business key already known inserts nothing.
    */
   private static final String INSERT_ALL =
       """
@@ -362,60 +352,14 @@ public final class Deliveries implements DeliveryQueue {
   }
 
   /**
-   * Creates the delivery for a received event on the caller's transaction, or reports the existing
-   * one. Concurrent inserts of one business key are settled by {@code ux_delivery_identity}: the
-   * loser's {@code ON CONFLICT DO NOTHING} waits for the winner and then inserts nothing.
-   */
-  public IntakeResult insert(Connection connection, NewDelivery delivery) throws SQLException {
-    return insert(connection, delivery, Transition.received());
-  }
-
-  /**
-   * As {@link #insert(Connection, NewDelivery)}, the new delivery starting in {@code initial}'s
-   * state (the policy's {@code received}), with its status event in the same transaction when the
-   * transition is announced. An existing delivery is reported unchanged.
-   */
-  public IntakeResult insert(Connection connection, NewDelivery delivery, Transition initial)
-      throws SQLException {
-    if (initial.to() != DeliveryState.PENDING
-        && initial.to() != DeliveryState.UNKNOWN_DESTINATION) {
-      throw new IllegalArgumentException("A delivery starts PENDING or UNKNOWN_DESTINATION");
-    }
-    PublicationRequested request = delivery.request();
-    PublicationKey key = request.key();
-    try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
-      insert.setObject(1, delivery.id());
-      insert.setObject(2, request.jobId());
-      insert.setObject(3, delivery.messageId());
-      insert.setString(4, key.tenant());
-      insert.setString(5, key.articleId());
-      insert.setString(6, key.revisionId());
-      insert.setString(7, key.destination());
-      insert.setString(8, request.idempotencyKey());
-      insert.setString(9, request.payloadHash());
-      insert.setString(10, request.content().toString());
-      insert.setString(11, delivery.traceParent());
-      insert.setString(12, delivery.traceState());
-      insert.setString(13, initial.to().name());
-      insert.setString(14, initial.reason());
-      try (ResultSet rows = insert.executeQuery()) {
-        if (rows.next()) {
-          DeliverySnapshot created = snapshot(rows);
-          if (initial.announced()) {
-            events.append(connection, created, initial.reason());
-          }
-          return new IntakeResult.Created(created);
-        }
-      }
-    }
-    return existing(connection, request);
-  }
-
-  /**
-   * As {@link #insert(Connection, NewDelivery, Transition)} for several deliveries on the caller's
-   * transaction, in one statement for all the new ones: {@code initial.get(i)} is the starting
-   * transition of {@code deliveries.get(i)}. A business key that is already known (also one given
-   * twice here: the later is reported against the earlier) is looked up and reported as before.
+   * Creates the deliveries for received events on the caller's transaction, in one statement for
+   * all the new ones, or reports the existing ones: {@code initial.get(i)} is the starting
+   * transition of {@code deliveries.get(i)} (the policy's {@code received}: PENDING or
+   * UNKNOWN_DESTINATION), with its status event in the same transaction when it is announced.
+   * Concurrent inserts of one business key are settled by {@code ux_delivery_identity}: the loser's
+   * {@code ON CONFLICT DO NOTHING} waits for the winner and then inserts nothing. A business key
+   * that is already known (also one given twice here: the later is reported against the earlier) is
+   * looked up and reported as before.
    *
    * @return per delivery, in order, what inserting it did
    */

@@ -278,8 +278,10 @@ class DeliveryAttemptsIT {
     Transactions.inTransaction(
         dataSource,
         connection ->
-            deliveries.insert(
-                connection, new NewDelivery(id, UUID.randomUUID(), request, null, null)));
+            deliveries.insertAll(
+                connection,
+                List.of(new NewDelivery(id, UUID.randomUUID(), request, null, null)),
+                List.of(Transition.received())));
     return id;
   }
 
