@@ -121,29 +121,12 @@ public final class Deliveries implements DeliveryQueue {
       RETURNING\s"""
           + CLAIM_COLUMNS;
 
-  /** Records a claim holder's result, only while its token is current (fencing). */
-  private static final String COMPLETE =
-      """
-      UPDATE consumer.delivery d
-         SET state = ?,
-             remote_id = COALESCE(?, d.remote_id),
-             last_error = ?,
-             next_attempt_at = now() + ? * interval '1 millisecond',
-             uncertain_since = CASE WHEN ? = 'UNCERTAIN' AND d.state <> 'UNCERTAIN'
-                                    THEN now() ELSE d.uncertain_since END,
-             first_attempt_at = CASE WHEN ? THEN NULL ELSE d.first_attempt_at END,
-             claim_owner = NULL,
-             lease_until = NULL,
-             updated_at = now()
-       WHERE d.id = ? AND d.claim_token = ? AND d.state = ?
-      RETURNING\s"""
-          + SNAPSHOT_COLUMNS;
-
   /**
-   * {@link #COMPLETE} for several claim holders' results in one statement: one array per column,
-   * one element per result, each guarded by its own token and state, so a fenced one matches no row
-   * and the others are recorded. {@code claim_token} comes back to tell two claims of one delivery
-   * apart (an old holder's late result beside the current holder's).
+   * Records claim holders' results, each only while its token is current (fencing), in one
+   * statement: one array per column, one element per result, each guarded by its own token and
+   * state, so a fenced one matches no row and the others are recorded. {@code claim_token} comes
+   * back to tell two claims of one delivery apart (an old holder's late result beside the current
+   * holder's).
    */
   private static final String COMPLETE_ALL =
       """
@@ -165,7 +148,11 @@ public final class Deliveries implements DeliveryQueue {
       RETURNING d.claim_token,\s"""
           + SNAPSHOT_COLUMNS;
 
-  /** {@link #INSERT_ATTEMPT} for several calls in one statement. */
+  /**
+   * The calls behind claim holders' results, recorded beside them whether or not the fence let a
+   * result through (V7__delivery_attempt.sql), in one statement. Database time, like the lease: a
+   * call ended when this transaction began, and started {@code took} before.
+   */
   private static final String INSERT_ATTEMPTS =
       """
       INSERT INTO consumer.delivery_attempt
@@ -178,19 +165,6 @@ public final class Deliveries implements DeliveryQueue {
                     ?::integer[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
              AS a(delivery_id, claim_token, attempt, kind, claim_owner, took_us, http_status,
                   outcome, recorded_state, remote_id, error, request_hash)
-      """;
-
-  /**
-   * The call behind a claim holder's result, recorded beside it whether or not the fence let the
-   * result through (V7__delivery_attempt.sql). Database time, like the lease: the call ended when
-   * this transaction began, and started {@code took} before.
-   */
-  private static final String INSERT_ATTEMPT =
-      """
-      INSERT INTO consumer.delivery_attempt
-        (delivery_id, claim_token, attempt, kind, claim_owner, started_at, ended_at, http_status,
-         outcome, recorded_state, remote_id, error, request_hash)
-      VALUES (?, ?, ?, ?, ?, now() - ? * interval '1 microsecond', now(), ?, ?, ?, ?, ?, ?)
       """;
 
   /**
@@ -503,51 +477,18 @@ public final class Deliveries implements DeliveryQueue {
   @Override
   public Optional<DeliverySnapshot> complete(
       ClaimedDelivery claim, Transition transition, Attempt attempt) throws SQLException {
-    return Transactions.inTransaction(
-        dataSource,
-        connection -> {
-          DeliverySnapshot after = null;
-          try (PreparedStatement update = connection.prepareStatement(COMPLETE)) {
-            update.setString(1, transition.to().name());
-            update.setString(2, transition.remoteId());
-            update.setString(3, transition.reason());
-            update.setLong(4, transition.retryIn().toMillis());
-            update.setString(5, transition.to().name());
-            update.setBoolean(6, transition.restartsWindow());
-            update.setObject(7, claim.id());
-            update.setLong(8, claim.claimToken());
-            update.setString(9, claim.state().name());
-            try (ResultSet rows = update.executeQuery()) {
-              if (rows.next()) {
-                after = snapshot(rows);
-              }
-            }
-          }
-          recordAttempt(connection, claim, transition, attempt, after);
-          if (after == null) {
-            return Optional.empty();
-          }
-          if (transition.announced()) {
-            events.append(connection, after, transition.reason());
-          }
-          return Optional.of(after);
-        });
+    return completeAll(List.of(new Completion(claim, transition, attempt))).getFirst();
   }
 
   /**
-   * Records several claim holders' results in one transaction, each as {@link #complete} would: one
+   * Records claim holders' results in one transaction ({@link #complete} is the group of one): one
    * fenced UPDATE for all of them, one INSERT of all their attempt rows, one INSERT of the status
    * events of those announced, and one commit. Each result is fenced by its own claim: a fenced one
-   * is empty in the answer (its attempt row kept) and does not hold the others back. One result
-   * alone takes {@link #complete}'s statements.
+   * is empty in the answer (its attempt row kept) and does not hold the others back.
    */
   @Override
   public List<Optional<DeliverySnapshot>> completeAll(List<Completion> completions)
       throws SQLException {
-    if (completions.size() == 1) {
-      Completion only = completions.getFirst();
-      return List.of(complete(only.claim(), only.transition(), only.attempt()));
-    }
     if (completions.isEmpty()) {
       return List.of();
     }
@@ -666,30 +607,6 @@ public final class Deliveries implements DeliveryQueue {
       insert.setArray(10, connection.createArrayOf("text", remoteId));
       insert.setArray(11, connection.createArrayOf("text", error));
       insert.setArray(12, connection.createArrayOf("text", requestHash));
-      insert.executeUpdate();
-    }
-  }
-
-  private static void recordAttempt(
-      Connection connection,
-      ClaimedDelivery claim,
-      Transition transition,
-      Attempt attempt,
-      DeliverySnapshot after)
-      throws SQLException {
-    try (PreparedStatement insert = connection.prepareStatement(INSERT_ATTEMPT)) {
-      insert.setObject(1, claim.id());
-      insert.setLong(2, claim.claimToken());
-      insert.setInt(3, claim.attempts());
-      insert.setString(4, attempt.kind().name());
-      insert.setString(5, attempt.owner());
-      insert.setLong(6, attempt.took().toNanos() / 1_000);
-      insert.setObject(7, attempt.httpStatus(), Types.INTEGER);
-      insert.setString(8, attempt.outcome());
-      insert.setString(9, after == null ? null : after.state().name());
-      insert.setString(10, transition.remoteId());
-      insert.setString(11, attempt.error());
-      insert.setString(12, attempt.requestHash());
       insert.executeUpdate();
     }
   }
