@@ -180,32 +180,32 @@ public final class RelayProcess implements AutoCloseable {
         Executors.newSingleThreadScheduledExecutor(
             runnable ->
                 Thread.ofPlatform().name("herald-relay-slot-lag").daemon().unstarted(runnable));
-    try (KafkaProducer<byte[], byte[]> producer =
-        new KafkaProducer<>(
-            config.producer(), new ByteArraySerializer(), new ByteArraySerializer())) {
+    try (KafkaBatchSink termSink =
+        new KafkaBatchSink(
+            () ->
+                new KafkaProducer<>(
+                    config.producer(), new ByteArraySerializer(), new ByteArraySerializer()),
+            new OutboxRecordConverter(
+                engineProperties.heartbeatTopic(), engineProperties.heartbeatTableTopic()),
+            config.sendRetry(),
+            config.pipelining(),
+            metrics,
+            status)) {
+      sink = termSink;
       lagMonitor.scheduleWithFixedDelay(
           new SlotLagMonitor(
               slots, engineProperties.slotName(), config.slotLag().warnBytes(), status),
           0,
           config.slotLag().checkInterval().toMillis(),
           TimeUnit.MILLISECONDS);
-      sink =
-          new KafkaBatchSink(
-              producer,
-              new OutboxRecordConverter(
-                  engineProperties.heartbeatTopic(), engineProperties.heartbeatTableTopic()),
-              config.sendRetry(),
-              config.pipelining(),
-              metrics,
-              status);
-      RelayEngine running = new RelayEngine(engineProperties, sink, status);
+      RelayEngine running = new RelayEngine(engineProperties, termSink, status);
       engine = running;
       if (stopping) {
         return OptionalInt.of(EXIT_OK);
       }
       try {
         // Before the engine streams: a former leader woken later can no longer commit anything.
-        sink.fence();
+        termSink.fence();
       } catch (RelayPublishException e) {
         if (stopping) {
           return OptionalInt.of(EXIT_OK);
@@ -249,7 +249,7 @@ public final class RelayProcess implements AutoCloseable {
         if (!lagMonitor.awaitTermination(LAG_CHECK_STOP.toMillis(), TimeUnit.MILLISECONDS)) {
           log.info("A slot lag check was still running {} after losing the lock", LAG_CHECK_STOP);
         }
-        // Within the producer's scope: the sink settles and the engine stops before it closes.
+        // Within the sink's scope: it settles and the engine stops before its producer closes.
         return backToStandby(running, "lost the leader lock");
       }
       return exit;

@@ -19,6 +19,7 @@ public final class RelayMetrics {
   private final Counter skipped;
   private final Counter sendErrors;
   private final Counter sendRetries;
+  private final Counter producerReplaced;
   private final DistributionSummary batchSize;
   private final Timer batchLatency;
   private final Counter leadershipLost;
@@ -39,6 +40,12 @@ public final class RelayMetrics {
     sendRetries =
         Counter.builder("herald.relay.send.retries")
             .description("Batch remainders sent again after a retriable Kafka failure")
+            .register(registry);
+    producerReplaced =
+        Counter.builder("herald.relay.producer.replaced")
+            .description(
+                "Kafka producers closed after a failure that left them unusable, and replaced by a"
+                    + " new one of the same transactional.id")
             .register(registry);
     batchSize =
         DistributionSummary.builder("herald.relay.batch.size")
@@ -95,6 +102,10 @@ public final class RelayMetrics {
 
   public void sendRetry() {
     sendRetries.increment();
+  }
+
+  public void producerReplaced() {
+    producerReplaced.increment();
   }
 
   public void leadershipLost() {

@@ -13,15 +13,20 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.InvalidPidMappingException;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
+import org.apache.kafka.common.errors.InvalidTxnStateException;
+import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TransactionAbortableException;
+import org.apache.kafka.common.errors.UnknownProducerIdException;
 import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.slf4j.Logger;
@@ -47,6 +52,17 @@ import org.slf4j.LoggerFactory;
  * being fenced, or a retriable one outlasting {@link SendRetry#giveUpAfter()} is thrown, which
  * stops the engine with no offset past the first unmarked record.
  *
+ * <p><b>A producer that can no longer be used.</b> Some failures leave the producer itself in a
+ * fatal state while Kafka and this relay's claim to the slot are fine: the broker refusing a
+ * transactional operation as made in an invalid state (seen under load when a retried commit met a
+ * transaction its coordinator had already completed), or losing the producer id. Every later call
+ * of that producer fails the same way, so retrying it would end the term for nothing. The sink
+ * closes it, makes a new one with the same {@code transactional.id}, and registers it; registering
+ * fences the old producer's epoch and aborts whatever it left open, and every unmarked record is
+ * re-sent in the new producer's first transaction. This counts against {@link SendRetry} like any
+ * retriable failure, so a producer that keeps failing still ends the term. Being fenced is not such
+ * a failure: another relay holds the slot, and replacing the producer would fence it back.
+ *
  * <p><b>Pipelining.</b> A full batch ({@link Pipelining#fullBatchSize()} records: the engine had
  * more queued) leaves the transaction open: the sink returns to the engine, which prepares the next
  * batch while Kafka acknowledges this one, until {@link Pipelining#batchesInFlight()} full batches
@@ -58,14 +74,15 @@ import org.slf4j.LoggerFactory;
  * re-send, never which are lost (none).
  *
  * <p>The engine calls {@link #handleBatch} from one thread at a time; {@link #stop()} may be called
- * from any thread, after which every batch is committed before {@link #handleBatch} returns.
+ * from any thread, after which every batch is committed before {@link #handleBatch} returns. {@link
+ * #close()} closes the producer in use, once the engine has stopped.
  */
 public final class KafkaBatchSink
-    implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> {
+    implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>>, AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(KafkaBatchSink.class);
 
-  private final Producer<byte[], byte[]> producer;
+  private final Supplier<Producer<byte[], byte[]>> producers;
   private final OutboxRecordConverter converter;
   private final SendRetry retry;
   private final Pipelining pipelining;
@@ -73,6 +90,13 @@ public final class KafkaBatchSink
   private final RelayStatus status;
 
   private final OffsetHighWater highWater = new OffsetHighWater();
+
+  /**
+   * The producer in use: made in the constructor, replaced by the engine's thread when it fails
+   * fatally; read by {@link #fence()} before the engine starts and by {@link #close()} after it
+   * stopped.
+   */
+  private volatile Producer<byte[], byte[]> producer;
 
   /** Sent, not yet marked, oldest first. Only the engine's thread touches it. */
   private final ArrayDeque<SentBatch> inFlight = new ArrayDeque<>();
@@ -97,14 +121,20 @@ public final class KafkaBatchSink
    */
   public record Pipelining(int fullBatchSize, int batchesInFlight) {}
 
+  /**
+   * @param producers makes a transactional producer, each time with the same {@code
+   *     transactional.id}: one now, another whenever the one in use fails fatally; the sink closes
+   *     each it made
+   */
   public KafkaBatchSink(
-      Producer<byte[], byte[]> producer,
+      Supplier<Producer<byte[], byte[]>> producers,
       OutboxRecordConverter converter,
       SendRetry retry,
       Pipelining pipelining,
       RelayMetrics metrics,
       RelayStatus status) {
-    this.producer = producer;
+    this.producers = producers;
+    this.producer = producers.get();
     this.converter = converter;
     this.retry = retry;
     this.pipelining = pipelining;
@@ -145,6 +175,12 @@ public final class KafkaBatchSink
     stopping = true;
   }
 
+  /** Closes the producer in use; called once the engine has stopped. */
+  @Override
+  public void close() {
+    producer.close();
+  }
+
   /**
    * Waits up to {@code timeout} for the engine to settle every batch it has in flight (after {@link
    * #stop()}, the next batch the engine hands over settles them all). Returns whether none is left;
@@ -172,7 +208,7 @@ public final class KafkaBatchSink
     try {
       send(sent);
       boolean full = batch.size() >= pipelining.fullBatchSize() && !stopping;
-      if (!full || inFlight.size() > pipelining.batchesInFlight()) {
+      if (!full || inFlight.size() > pipelining.batchesInFlight() || sent.failedToSend()) {
         commitAndSettle();
       }
     } finally {
@@ -192,9 +228,15 @@ public final class KafkaBatchSink
       try {
         producer.beginTransaction();
       } catch (KafkaException e) {
-        throw isFenced(e)
-            ? fenced(e)
-            : publishFailure(batch, "the producer cannot begin a transaction", e);
+        if (isFenced(e)) {
+          throw fenced(e);
+        }
+        if (!isProducerFailed(e)) {
+          throw publishFailure(batch, "the producer cannot begin a transaction", e);
+        }
+        // Settled at once (see handleBatch): the producer is replaced and the batch re-sent.
+        batch.failFrom(batch.next, e);
+        return;
       }
       transactionOpen = true;
     }
@@ -209,10 +251,17 @@ public final class KafkaBatchSink
   private void commitAndSettle() throws InterruptedException {
     status.sending();
     Failures failures = new Failures();
+    boolean replace = false;
     boolean abort = false;
     boolean resend = false;
     while (true) {
       try {
+        if (replace) {
+          replaceProducer();
+          replace = false;
+          abort = false;
+          resend = true;
+        }
         if (abort) {
           abort();
           abort = false;
@@ -232,20 +281,44 @@ public final class KafkaBatchSink
         if (failed == null) {
           break;
         }
-        resend = true;
-        failures.backOff(failed, isRetriable(failed), describe(inFlight.getFirst()));
+        if (isFenced(failed)) {
+          throw fenced(failed);
+        }
+        replace = isProducerFailed(failed);
+        resend = !replace;
+        failures.backOff(failed, replace || isRetriable(failed), describe(inFlight.getFirst()));
       } catch (TimeoutException e) {
-        // The commit (or abort) outlasted max.block.ms and may still complete: it is called again.
+        // The call (commit, abort, registering a new producer) outlasted max.block.ms and may still
+        // complete: it is called again.
         failures.backOff(e, true, describe(inFlight.getFirst()));
       } catch (KafkaException e) {
         if (isFenced(e)) {
           throw fenced(e);
         }
-        abort = true;
-        failures.backOff(e, isRetriable(e), describe(inFlight.getFirst()));
+        replace = isProducerFailed(e);
+        abort = !replace;
+        failures.backOff(e, replace || isRetriable(e), describe(inFlight.getFirst()));
       }
     }
     status.transition(RelayStatus.Phase.KAFKA_UNAVAILABLE, RelayStatus.Phase.STREAMING);
+  }
+
+  /**
+   * Closes the failed producer and registers a new one of the same {@code transactional.id} (see
+   * the class comment); its open transaction, if any, is aborted by the registration.
+   */
+  private void replaceProducer() {
+    Producer<byte[], byte[]> failed = producer;
+    transactionOpen = false;
+    // Its sends are re-sent by the new producer; nothing of the failed one needs waiting for.
+    failed.close(Duration.ZERO);
+    Producer<byte[], byte[]> replacement = producers.get();
+    producer = replacement;
+    metrics.producerReplaced();
+    // A timeout here leaves the new producer in place: registering it is called again.
+    replacement.initTransactions();
+    log.info(
+        "A new producer is registered; the unmarked records are sent again in its transaction");
   }
 
   /** Aborts the open transaction; a failure other than a timeout leaves the producer unusable. */
@@ -258,9 +331,10 @@ public final class KafkaBatchSink
     } catch (TimeoutException e) {
       throw e;
     } catch (KafkaException e) {
-      throw isFenced(e)
-          ? fenced(e)
-          : publishFailure(inFlight.getFirst(), "the failed transaction cannot be aborted", e);
+      if (isFenced(e) || isProducerFailed(e)) {
+        throw e;
+      }
+      throw publishFailure(inFlight.getFirst(), "the failed transaction cannot be aborted", e);
     }
     transactionOpen = false;
   }
@@ -314,7 +388,23 @@ public final class KafkaBatchSink
     return false;
   }
 
-  private static RelayPublishException fenced(KafkaException e) {
+  /**
+   * Whether {@code failure} left the producer unusable though it was not fenced (see the class
+   * comment): the one list of such errors, each of which a new producer of the same id clears.
+   */
+  static boolean isProducerFailed(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof InvalidTxnStateException
+          || cause instanceof InvalidPidMappingException
+          || cause instanceof UnknownProducerIdException
+          || cause instanceof OutOfOrderSequenceException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static RelayPublishException fenced(Throwable e) {
     return new RelayPublishException(
         "Kafka fenced this relay's producer (its transactional.id): another relay of the slot took"
             + " over, or the open transaction outlasted transaction.timeout.ms while this process"
@@ -406,6 +496,11 @@ public final class KafkaBatchSink
     /** Index of the first record not yet marked processed. */
     private int next;
 
+    /**
+     * Whether the producer refused a record of the last sending (it never joined a transaction).
+     */
+    private boolean refused;
+
     private int published;
 
     SentBatch(
@@ -443,7 +538,19 @@ public final class KafkaBatchSink
      * Sends records {@code from..}; a send that throws fails its record and every later one of the
      * batch, so settling stops there and re-sends them in order.
      */
+    /** Fails records {@code from..} with {@code failure}, as a send that threw does. */
+    void failFrom(int from, Throwable failure) {
+      Arrays.fill(sends, from, sends.length, CompletableFuture.failedFuture(failure));
+      refused = true;
+    }
+
+    /** Whether the last sending of this batch failed before any transaction could end. */
+    boolean failedToSend() {
+      return refused;
+    }
+
     void sendFrom(int from, Producer<byte[], byte[]> producer) {
+      refused = false;
       for (int i = from; i < outgoing.size(); i++) {
         ProducerRecord<byte[], byte[]> record = outgoing.get(i);
         if (record == null) {
@@ -453,7 +560,7 @@ public final class KafkaBatchSink
         try {
           sends[i] = producer.send(record);
         } catch (KafkaException e) {
-          Arrays.fill(sends, i, sends.length, CompletableFuture.failedFuture(e));
+          failFrom(i, e);
           return;
         }
       }

@@ -21,12 +21,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InvalidTxnStateException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.connect.data.Schema;
@@ -37,7 +40,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The sink's fencing on the real broker: a relay whose transaction is open when another relay of
  * the same slot takes over (what a leader frozen mid-batch holds) can commit none of it, and fails
- * with the fencing named.
+ * with the fencing named; a producer the sink replaces itself is fenced the same way, so what it
+ * left open is never visible.
  */
 @HeraldIntegrationTest
 class RelaySinkFencingIT {
@@ -81,14 +85,61 @@ class RelaySinkFencingIT {
     assertThat(visible).containsExactly("leader-0", "leader-1", "leader-2");
   }
 
+  @Test
+  void shouldShowOnlyTheNewProducersCopiesWhenTheSinkReplacesOneLeftUnusable(StackContext context)
+      throws Exception {
+    String topic = context.topic("replaced");
+    context.stack().kafka().createTopic(topic, 1);
+    Map<String, Object> settings =
+        ProducerSettings.from(Map.of(), context.bootstrapServers(), context.slot());
+    List<KafkaProducer<byte[], byte[]>> made = new ArrayList<>();
+    RecordingCommitter marks = new RecordingCommitter();
+
+    // The first producer's records reach the broker in its open transaction; then its commit fails
+    // as the broker's invalid-state refusal leaves a producer, with the transaction still open.
+    KafkaBatchSink sink =
+        sink(
+            () -> {
+              KafkaProducer<byte[], byte[]> producer =
+                  made.isEmpty() ? unusableAtCommit(settings) : producer(settings);
+              made.add(producer);
+              return producer;
+            });
+    try (sink) {
+      sink.fence();
+      sink.handleBatch(events(topic, "event", 0, 3), marks);
+    }
+
+    assertThat(made).hasSize(2);
+    assertThat(marks.processed).hasSize(3);
+    // The new producer's registration aborted the first one's transaction: no copy twice.
+    assertThat(readCommitted(context.bootstrapServers(), topic))
+        .containsExactly("event-0", "event-1", "event-2");
+  }
+
+  private static KafkaProducer<byte[], byte[]> unusableAtCommit(Map<String, Object> settings) {
+    return new KafkaProducer<>(settings, new ByteArraySerializer(), new ByteArraySerializer()) {
+      @Override
+      public void commitTransaction() {
+        flush();
+        throw new InvalidTxnStateException(
+            "The producer attempted a transactional operation in an invalid state.");
+      }
+    };
+  }
+
   private static KafkaProducer<byte[], byte[]> producer(Map<String, Object> settings) {
     return new KafkaProducer<>(settings, new ByteArraySerializer(), new ByteArraySerializer());
   }
 
   private static KafkaBatchSink sink(KafkaProducer<byte[], byte[]> producer) {
+    return sink(() -> producer);
+  }
+
+  private static KafkaBatchSink sink(Supplier<Producer<byte[], byte[]>> producers) {
     RelayStatus status = new RelayStatus(Clock.systemUTC());
     return new KafkaBatchSink(
-        producer,
+        producers,
         new OutboxRecordConverter("__debezium-heartbeat.herald", "herald.herald_relay.heartbeat"),
         RETRY,
         PIPELINING,

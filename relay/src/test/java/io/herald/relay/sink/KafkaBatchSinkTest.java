@@ -6,19 +6,24 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.debezium.engine.RecordChangeEvent;
 import io.herald.relay.health.RelayMetrics;
 import io.herald.relay.health.RelayStatus;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.InvalidTxnStateException;
 import org.apache.kafka.common.errors.NotEnoughReplicasException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
@@ -102,14 +107,35 @@ class KafkaBatchSinkTest {
 
   private static KafkaBatchSink unfenced(
       MockProducer<byte[], byte[]> producer, KafkaBatchSink.Pipelining pipelining) {
+    return unfenced(() -> producer, RETRY, pipelining, new SimpleMeterRegistry());
+  }
+
+  private static KafkaBatchSink unfenced(
+      Supplier<Producer<byte[], byte[]>> producers,
+      SendRetry retry,
+      KafkaBatchSink.Pipelining pipelining,
+      MeterRegistry registry) {
     RelayStatus status = new RelayStatus(Clock.systemUTC());
     return new KafkaBatchSink(
-        producer,
+        producers,
         new OutboxRecordConverter("__debezium-heartbeat.herald", "herald.herald_relay.heartbeat"),
-        RETRY,
+        retry,
         pipelining,
-        new RelayMetrics(new SimpleMeterRegistry(), status),
+        new RelayMetrics(registry, status),
         status);
+  }
+
+  /** Hands out the given producers in turn, one per call. */
+  private static Supplier<Producer<byte[], byte[]>> inTurn(
+      List<? extends MockProducer<byte[], byte[]>> producers) {
+    ArrayDeque<MockProducer<byte[], byte[]>> left = new ArrayDeque<>(producers);
+    return left::removeFirst;
+  }
+
+  /** The broker's refusal seen under load: fatal to the producer, not to the relay. */
+  private static InvalidTxnStateException invalidTxnState() {
+    return new InvalidTxnStateException(
+        "The producer attempted a transactional operation in an invalid state.");
   }
 
   @Test
@@ -433,5 +459,107 @@ class KafkaBatchSinkTest {
     assertThat(sent(producer)).containsExactly("a", "b", "b-again", "c", "d");
     assertThat(committer.processed).containsExactly("a", "b", "c", "d");
     assertThat(committer.batchesFinished).isEqualTo(2);
+  }
+
+  @Test
+  void shouldReplaceAProducerLeftUnusableAtCommitAndResendEveryUnmarkedRecordWithTheNewOne()
+      throws Exception {
+    AbortableCommitProducer failed = new AbortableCommitProducer(invalidTxnState(), 1);
+    MockProducer<byte[], byte[]> replacement =
+        new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+    MeterRegistry registry = new SimpleMeterRegistry();
+    KafkaBatchSink sink =
+        unfenced(
+            inTurn(List.of(failed, replacement)),
+            RETRY,
+            new KafkaBatchSink.Pipelining(100, 1),
+            registry);
+    sink.fence();
+    RecordingCommitter committer = new RecordingCommitter();
+
+    sink.handleBatch(List.of(event("events", "a"), event("events", "b")), committer);
+
+    // No abort on the unusable producer: registering the new one aborts what it left open.
+    assertThat(failed.aborts).isZero();
+    assertThat(failed.closed()).isTrue();
+    assertThat(replacement.transactionInitialized()).isTrue();
+    assertThat(replacement.transactionCommitted()).isTrue();
+    assertThat(sent(replacement)).containsExactly("a", "b");
+    assertThat(committer.processed).containsExactly("a", "b");
+    assertThat(committer.batchesFinished).isEqualTo(1);
+    assertThat(registry.get("herald.relay.producer.replaced").counter().count()).isEqualTo(1);
+
+    sink.close();
+    assertThat(replacement.closed()).isTrue();
+  }
+
+  @Test
+  void shouldReplaceAProducerThatCannotBeginATransactionAndSettleTheBatchAtOnce() throws Exception {
+    MockProducer<byte[], byte[]> failed = manualProducer();
+    MockProducer<byte[], byte[]> replacement =
+        new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+    KafkaBatchSink sink =
+        unfenced(
+            inTurn(List.of(failed, replacement)),
+            RETRY,
+            new KafkaBatchSink.Pipelining(2, 2),
+            new SimpleMeterRegistry());
+    sink.fence();
+    failed.beginTransactionException =
+        new KafkaException(
+            "Cannot execute transactional method because we are in an error state",
+            invalidTxnState());
+    RecordingCommitter committer = new RecordingCommitter();
+
+    // A full batch, which the sink would leave open were the producer usable.
+    sink.handleBatch(List.of(event("events", "a"), event("events", "b")), committer);
+
+    assertThat(failed.history()).isEmpty();
+    assertThat(failed.closed()).isTrue();
+    assertThat(sent(replacement)).containsExactly("a", "b");
+    assertThat(committer.processed).containsExactly("a", "b");
+  }
+
+  @Test
+  void shouldEndTheTermWithNothingMarkedWhenEveryNewProducerFailsTheSameWay() {
+    List<AbortableCommitProducer> made = new ArrayList<>();
+    Supplier<Producer<byte[], byte[]>> failing =
+        () -> {
+          AbortableCommitProducer producer =
+              new AbortableCommitProducer(invalidTxnState(), Integer.MAX_VALUE);
+          made.add(producer);
+          return producer;
+        };
+    KafkaBatchSink sink =
+        unfenced(
+            failing,
+            new SendRetry(Duration.ofMillis(1), Duration.ofMillis(5), Duration.ofMillis(200)),
+            new KafkaBatchSink.Pipelining(100, 1),
+            new SimpleMeterRegistry());
+    RecordingCommitter committer = new RecordingCommitter();
+
+    assertThatThrownBy(
+            () -> {
+              sink.fence();
+              sink.handleBatch(List.of(event("events", "a")), committer);
+            })
+        .isInstanceOf(RelayPublishException.class)
+        .hasMessageContaining("Kafka failing for")
+        .hasRootCauseInstanceOf(InvalidTxnStateException.class);
+    assertThat(made).hasSizeGreaterThan(2);
+    assertThat(made.subList(0, made.size() - 1)).allMatch(MockProducer::closed);
+    assertThat(committer.processed).isEmpty();
+  }
+
+  @Test
+  void shouldTellAProducerLeftUnusableFromOneFencedOrRefused() {
+    assertThat(
+            KafkaBatchSink.isProducerFailed(new KafkaException("error state", invalidTxnState())))
+        .isTrue();
+    assertThat(KafkaBatchSink.isProducerFailed(new ProducerFencedException("epoch 7 < 8")))
+        .isFalse();
+    assertThat(KafkaBatchSink.isProducerFailed(new TransactionalIdAuthorizationException("denied")))
+        .isFalse();
+    assertThat(KafkaBatchSink.isProducerFailed(new RecordTooLargeException("2 MiB"))).isFalse();
   }
 }
