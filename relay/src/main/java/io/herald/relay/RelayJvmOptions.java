@@ -12,9 +12,9 @@ import java.util.List;
  * nothing on two shared cores; compact object headers where the JVM has them as a product option
  * (Java 25 and later); a smaller {@code InlineSmallCode} (1000 bytes, against x64's 2500), so the
  * JIT no longer inlines callees it has already compiled into large methods: a fresh relay's C2
- * spends far less CPU compiling and drains a backlog faster (BENCHMARKS.md, "Relay: draining a
- * backlog"); and exit on {@code OutOfMemoryError}, so a supervisor restarts the relay instead of it
- * limping on.
+ * spends far less CPU compiling and drains a backlog faster (docs/benchmarks-history.md, "Relay:
+ * draining a backlog"); and exit on {@code OutOfMemoryError}, so a supervisor restarts the relay
+ * instead of it limping on.
  */
 public final class RelayJvmOptions {
 

@@ -12,8 +12,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p><b>Works around</b> (Debezium 3.6.1): Debezium asks for a table's change topic once per event,
  * and its own cache ({@code AbstractTopicNamingStrategy}'s {@code BoundedConcurrentHashMap}) is an
  * LRU map whose every hit queues an access record and walks a listener set, a visible share of the
- * streaming thread in a drain profile (BENCHMARKS.md, "Relay: draining a backlog"). The names are
- * the same; the outbox routers' predicates match them.
+ * streaming thread in a drain profile (docs/benchmarks-history.md, "Relay: draining a backlog").
+ * The names are the same; the outbox routers' predicates match them.
  *
  * <p><b>Would let it go</b>: a Debezium whose topic-name cache hit is a plain map read; with {@code
  * relay.engine.debezium-patches=false} the relay runs {@link

@@ -50,9 +50,9 @@ public class HeraldPostgresConnectorTask extends PostgresConnectorTask {
   /**
    * Shortest wait of an idle poll. Events wake the poll at once, so the wait only sets how often an
    * idle engine comes round to commit offsets and check for a stop, and each round costs CPU
-   * (measured in BENCHMARKS.md, "Relay: draining a backlog"): a round every 10 ms would show in an
-   * idle relay's cost. At 100 ms the last batch's offsets are committed at most a tenth of a second
-   * late.
+   * (measured in docs/benchmarks-history.md, "Relay: draining a backlog"): a round every 10 ms
+   * would show in an idle relay's cost. At 100 ms the last batch's offsets are committed at most a
+   * tenth of a second late.
    */
   static final Duration MIN_IDLE_WAIT = Duration.ofMillis(100);
 

@@ -25,10 +25,10 @@ import org.slf4j.LoggerFactory;
  * headers. Debezium's PostgreSQL block ({@code PostgresSourceInfoStructMaker}) has 16 fields, among
  * them a {@code sequence} rendered as a JSON array of two positions and the commit time three times
  * over; building and validating it is one of the largest costs of the streaming thread, the thread
- * that bounds the drain rate (BENCHMARKS.md, "Relay: draining a backlog"). This block keeps the
- * fields Debezium's metrics read ({@code txId}, {@code lsn}, {@code xmin}, {@code ts_ms}) and the
- * connector name, which the router reads to pick its configuration. Offsets are not built from it:
- * Debezium takes them from its offset context.
+ * that bounds the drain rate (docs/benchmarks-history.md, "Relay: draining a backlog"). This block
+ * keeps the fields Debezium's metrics read ({@code txId}, {@code lsn}, {@code xmin}, {@code ts_ms})
+ * and the connector name, which the router reads to pick its configuration. Offsets are not built
+ * from it: Debezium takes them from its offset context.
  *
  * <p>{@link SourceInfo} offers the transaction id and the commit time only to its own package, so
  * they are read through method handles looked up once; if a Debezium upgrade removes them, the

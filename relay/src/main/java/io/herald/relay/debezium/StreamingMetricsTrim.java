@@ -26,10 +26,10 @@ import org.slf4j.LoggerFactory;
  *   <li><b>LastEvent</b>: Debezium renders a summary of every streamed event for that attribute,
  *       and its renderer builds a new Jackson {@code ObjectMapper} for each event
  *       (debezium/dbz#2492): the largest share of the bytes the relay allocates in a drain and a
- *       large share of the streaming thread's CPU (BENCHMARKS.md, "Relay: draining a backlog"). The
- *       event meter gets a metadata provider that renders only the event's position, {@code lsn: N}
- *       ({@link PlainSummary}): rendering the key and a position map as well still showed in the
- *       profile.
+ *       large share of the streaming thread's CPU (docs/benchmarks-history.md, "Relay: draining a
+ *       backlog"). The event meter gets a metadata provider that renders only the event's position,
+ *       {@code lsn: N} ({@link PlainSummary}): rendering the key and a position map as well still
+ *       showed in the profile.
  *   <li><b>MilliSecondsBehindSource</b>: for every event Debezium allocates a lag measurement and
  *       hands it through a bounded queue to a thread of its own, which feeds statistics the relay
  *       turns off ({@code statistics.metrics.enabled=false}); that thread costs CPU per event

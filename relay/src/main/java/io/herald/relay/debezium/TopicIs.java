@@ -14,8 +14,8 @@ import org.apache.kafka.connect.transforms.predicates.Predicate;
  * <p><b>Works around</b> (Kafka Connect 4, under Debezium 3.6.1): {@code TopicNameMatches} does the
  * same with a regular expression, matched for every record by each router's predicate: a {@code
  * Matcher} and its group arrays per test, a visible share of the bytes a drain allocates and of the
- * transform thread (BENCHMARKS.md, "Relay: draining a backlog"). The change topic of a table is a
- * fixed name, so an equality test is enough.
+ * transform thread (docs/benchmarks-history.md, "Relay: draining a backlog"). The change topic of a
+ * table is a fixed name, so an equality test is enough.
  *
  * <p><b>Would let it go</b>: Kafka Connect offering a literal topic-name predicate, or a regex
  * match that no longer shows in the profile; with {@code relay.engine.debezium-patches=false} the

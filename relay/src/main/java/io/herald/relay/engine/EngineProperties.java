@@ -37,13 +37,13 @@ import java.util.Properties;
  *       event waits before it is read; once the stream has been quiet for {@code
  *       relay.stream.idle-after}, the reads themselves wait on the socket ({@link
  *       DebeziumPatches#streamIdleWait}) and the interval no longer sets the idle cost: a trickle's
- *       p99 is several times lower at 10 than at 30, for the same idle cost (BENCHMARKS.md, "Relay:
- *       draining a backlog").
+ *       p99 is several times lower at 10 than at 30, for the same idle cost
+ *       (docs/benchmarks-history.md, "Relay: draining a backlog").
  *   <li>{@code max.queue.size=2048}, {@code max.batch.size=512}: the engine takes whatever is
  *       queued as soon as it is queued, so batches are as large as the backlog makes them; a
  *       shorter queue than Debezium's 8,192 keeps the heap's live set small (young collections copy
- *       it): it drained faster at 2,048 than at 8,192 and at 1,024 (BENCHMARKS.md, "Relay: draining
- *       a backlog").
+ *       it): it drained faster at 2,048 than at 8,192 and at 1,024 (docs/benchmarks-history.md,
+ *       "Relay: draining a backlog").
  *   <li>{@code column.exclude.list}: the outbox columns no router reads ({@code occurred_at}) are
  *       left out of the change events: Debezium would parse and re-format it for every row.
  *   <li>{@code heartbeat.interval.ms=10000} with an upsert into {@code herald_relay.heartbeat} (in
