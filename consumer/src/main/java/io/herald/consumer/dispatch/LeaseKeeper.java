@@ -86,6 +86,10 @@ final class LeaseKeeper implements AutoCloseable {
       return cancelled;
     }
 
+    private synchronized boolean callEnded() {
+      return !calling;
+    }
+
     private synchronized long deadline() {
       return deadlineNanos;
     }
@@ -167,6 +171,11 @@ final class LeaseKeeper implements AutoCloseable {
           }
           if (renewed.contains(id)) {
             entry.renewed(start + horizon.toNanos());
+          } else if (entry.callEnded()) {
+            // Its result is being recorded, and recording ends the claim: a renewal that finds it
+            // ended is that, not a takeover, and there is no call left to cancel. Were it taken
+            // over all the same, the fence refuses the result.
+            metrics.leaseRenewal("ended");
           } else {
             metrics.leaseRenewal("fenced");
             cancel(entry, "its claim was taken over (the fencing token moved on)");

@@ -106,6 +106,24 @@ class LeaseKeeperTest {
   }
 
   @Test
+  void shouldNotCallAClaimTakenOverWhenItsCallHasEndedAndItsResultIsBeingRecorded() {
+    ClaimedDelivery claim = FakeDeliveryQueue.claim("dest-a", DeliveryState.DISPATCHING, 1, false);
+    LeaseKeeper.Held held = hold(claim);
+    // The call returned; its result is recorded (in a group), which ends the claim in the
+    // database before the dispatcher releases it here.
+    assertFalse(held.endCall());
+    queue.takenOver.add(claim.id());
+
+    keeper.renewOnce();
+
+    assertEquals(0.0, metrics.count("herald.consumer.lease.renewals", "result", "fenced"));
+    assertEquals(1.0, metrics.count("herald.consumer.lease.renewals", "result", "ended"));
+    assertTrue(
+        registry.find("herald.consumer.lease.cancelled").counters().isEmpty(), "none cancelled");
+    assertFalse(held.endCall(), "nothing was cancelled");
+  }
+
+  @Test
   void shouldKeepTheCallWhileRenewalsFailUntilOneRenewalPeriodBeforeItsLeaseEnds() {
     hold(FakeDeliveryQueue.claim("dest-a", DeliveryState.DISPATCHING, 1, false));
     queue.renewFailures.set(100);
