@@ -2,6 +2,7 @@ package io.herald.cli.slot;
 
 import io.herald.cli.CliDatabase;
 import io.herald.cli.CliFailure;
+import io.herald.relay.slot.ServerState;
 import io.herald.runtime.db.DatabaseConfig;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -21,7 +22,8 @@ final class SlotQuery {
           + " wal_status,"
           + " pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)::bigint,"
           + " pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint,"
-          + " %s"
+          + " %s,"
+          + " pg_walfile_name(pg_current_wal_lsn())"
           + " FROM pg_replication_slots WHERE slot_name = ?";
 
   /** The columns PostgreSQL 17 added; older servers answer nulls in their place. */
@@ -66,7 +68,8 @@ final class SlotQuery {
             row.getString(9),
             nullableBoolean(row, 10),
             nullableBoolean(row, 11),
-            row.getString(12));
+            row.getString(12),
+            ServerState.timelineOf(row.getString(13)));
       }
     } catch (SQLException e) {
       throw failure(e, slot, database);

@@ -31,6 +31,10 @@ import java.util.Objects;
  * @param synchronizedStandbySlots the server's {@code synchronized_standby_slots} (PostgreSQL 17
  *     and later; blank when unset, null on older servers): the standby slots a failover slot's
  *     changes wait for, without which a failover can leave events for commits the standby lacks
+ * @param timeline the server's timeline (from the name of its current WAL file), or null when the
+ *     slot is missing: one higher than the relay last streamed on means a standby was promoted
+ *     since, and the relay's next term resumes from the slot (docs/design.md, "PostgreSQL
+ *     failover")
  */
 public record SlotStatus(
     String slot,
@@ -49,7 +53,8 @@ public record SlotStatus(
     String invalidationReason,
     Boolean failover,
     Boolean synced,
-    String synchronizedStandbySlots) {
+    String synchronizedStandbySlots,
+    Long timeline) {
 
   public SlotStatus {
     Objects.requireNonNull(slot, "slot");
@@ -72,6 +77,7 @@ public record SlotStatus(
         null,
         lagWarnBytes,
         false,
+        null,
         null,
         null,
         null,

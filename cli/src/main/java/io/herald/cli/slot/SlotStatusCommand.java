@@ -83,6 +83,7 @@ final class SlotStatusCommand implements Callable<Integer> {
     line(text, "lag_bytes", s.lagBytes() == null ? "-" : s.lagBytes().toString());
     line(text, "lag_warn_bytes", Long.toString(s.lagWarnBytes()));
     line(text, "invalidation_reason", orDash(s.invalidationReason()));
+    line(text, "timeline", s.timeline() == null ? "-" : s.timeline().toString());
     line(text, "failover", s.failover() == null ? "-" : s.failover().toString());
     line(text, "synced", s.synced() == null ? "-" : s.synced().toString());
     line(

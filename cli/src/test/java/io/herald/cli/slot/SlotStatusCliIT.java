@@ -73,6 +73,8 @@ class SlotStatusCliIT {
         .containsPattern("(?m)^wal_retained_bytes +[1-9][0-9]*$")
         .containsPattern("(?m)^lag_bytes +[1-9][0-9]*$")
         .containsPattern("(?m)^lag_warn_bytes +1073741824$")
+        // The build's server has never been promoted: its first timeline.
+        .containsPattern("(?m)^timeline +1$")
         .contains("OK: lag ");
   }
 
@@ -95,6 +97,7 @@ class SlotStatusCliIT {
     // The test stack runs PostgreSQL 17: the columns it added are read, not left null.
     assertThat(status.path("failover").isBoolean()).as(status.toString()).isTrue();
     assertThat(status.path("synced").asBoolean(true)).isFalse();
+    assertThat(status.path("timeline").asLong()).isEqualTo(1);
     assertThat(status.path("invalidationReason").isNull()).isTrue();
     assertThat(status.has("confirmedFlushLsn")).isTrue();
     assertThat(status.has("activePid")).isTrue();

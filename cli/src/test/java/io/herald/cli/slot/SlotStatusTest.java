@@ -38,7 +38,8 @@ class SlotStatusTest {
         null,
         false,
         false,
-        "");
+        "",
+        1L);
   }
 
   @Test
@@ -69,7 +70,8 @@ class SlotStatusTest {
             "wal_removed",
             false,
             false,
-            "");
+            "",
+            2L);
 
     assertThat(lost.violated()).isTrue();
     assertThat(SlotStatusCommand.human(lost))
