@@ -70,6 +70,18 @@ public final class Herald {
               + " Default: ${DEFAULT-VALUE}.")
   Path configDir;
 
+  @Option(
+      names = "--kafka-timeout",
+      scope = ScopeType.INHERIT,
+      paramLabel = "D",
+      defaultValue = "10s",
+      converter = DurationOption.class,
+      description =
+          "How long one Kafka request (or, while reading a topic, a stretch without progress)"
+              + " may take before the command calls Kafka unreachable (exit 3; monitor shows it):"
+              + " trace, dlq, monitor. Default: ${DEFAULT-VALUE}.")
+  Duration kafkaTimeout;
+
   private final Map<String, String> env;
 
   private Herald(Map<String, String> env) {
@@ -101,9 +113,9 @@ public final class Herald {
         io.herald.cli.destinations.DestinationsCommand.commandLine(herald::configDir, http));
     cli.addSubcommand(SlotCommand.commandLine(herald::configDir));
     cli.addSubcommand(io.herald.cli.relay.RelayCommand.commandLine(herald::configDir));
-    cli.addSubcommand(new MonitorCommand(herald::configDir, http));
-    cli.addSubcommand(new CommandLine(new TraceCommand(herald::configDir)));
-    cli.addSubcommand(DlqCommand.commandLine(herald::configDir));
+    cli.addSubcommand(new MonitorCommand(herald::configDir, herald::kafkaTimeout, http));
+    cli.addSubcommand(new CommandLine(new TraceCommand(herald::configDir, herald::kafkaTimeout)));
+    cli.addSubcommand(DlqCommand.commandLine(herald::configDir, herald::kafkaTimeout));
     cli.addSubcommand(new PurgeCommand(herald::configDir));
     cli.setCaseInsensitiveEnumValuesAllowed(true);
     cli.setOut(out);
@@ -115,6 +127,10 @@ public final class Herald {
 
   private ConfigDir configDir() {
     return new ConfigDir(configDir, env);
+  }
+
+  private Duration kafkaTimeout() {
+    return kafkaTimeout;
   }
 
   private static int failed(Exception exception, PrintWriter err) {

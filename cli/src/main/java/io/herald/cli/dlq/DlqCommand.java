@@ -19,9 +19,6 @@ import picocli.CommandLine.Command;
     synopsisSubcommandLabel = "(list | replay)")
 public final class DlqCommand implements Runnable {
 
-  /** How long one Kafka request may take before the command gives up (exit 3). */
-  static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
-
   /** How long reading (or one replayed record's delivery) may go without progress: exit 3. */
   static final Duration STALL_TIMEOUT = Duration.ofSeconds(30);
 
@@ -30,10 +27,15 @@ public final class DlqCommand implements Runnable {
   private DlqCommand() {}
 
   /** The {@code dlq} command with its subcommands. */
-  public static CommandLine commandLine(Supplier<ConfigDir> configDir) {
+  /**
+   * @param kafkaTimeout {@code herald --kafka-timeout}: how long one Kafka request may take before
+   *     the command gives up (exit 3)
+   */
+  public static CommandLine commandLine(
+      Supplier<ConfigDir> configDir, Supplier<Duration> kafkaTimeout) {
     return new CommandLine(new DlqCommand())
-        .addSubcommand(new DlqListCommand(configDir))
-        .addSubcommand(new DlqReplayCommand(configDir));
+        .addSubcommand(new DlqListCommand(configDir, kafkaTimeout))
+        .addSubcommand(new DlqReplayCommand(configDir, kafkaTimeout));
   }
 
   /**
@@ -41,17 +43,17 @@ public final class DlqCommand implements Runnable {
    * consumer.kafka.bootstrap-servers} and the connection settings of {@code kafka.consumer.*}),
    * from the beginning to the end offsets taken at start.
    */
-  static TopicReader reader(ConsumerConfig config) {
+  static TopicReader reader(ConsumerConfig config, Duration requestTimeout) {
     return new TopicReader(
-        KafkaClients.of(config.inbox(), REQUEST_TIMEOUT), "herald-cli-dlq", STALL_TIMEOUT);
+        KafkaClients.of(config.inbox(), requestTimeout), "herald-cli-dlq", STALL_TIMEOUT);
   }
 
   /** The replay producer's cluster: the connection settings of {@code kafka.producer.*}. */
-  static KafkaClients replayClients(ConsumerConfig config) {
+  static KafkaClients replayClients(ConsumerConfig config, Duration requestTimeout) {
     return KafkaClients.of(
         config.inbox().bootstrapServers(),
         config.deadLetters().producerOverrides(),
-        REQUEST_TIMEOUT);
+        requestTimeout);
   }
 
   @Override

@@ -8,6 +8,7 @@ import io.herald.cli.kafka.Partitions;
 import io.herald.common.json.Json;
 import io.herald.consumer.config.ConsumerConfig;
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +35,7 @@ import picocli.CommandLine.Option;
 final class DlqListCommand implements Callable<Integer> {
 
   private final Supplier<ConfigDir> configDir;
+  private final Supplier<Duration> kafkaTimeout;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -52,8 +54,9 @@ final class DlqListCommand implements Callable<Integer> {
       description = "Only dead letters with this herald.dlq.reason (invalid_json, ...).")
   String reason;
 
-  DlqListCommand(Supplier<ConfigDir> configDir) {
+  DlqListCommand(Supplier<ConfigDir> configDir, Supplier<Duration> kafkaTimeout) {
     this.configDir = configDir;
+    this.kafkaTimeout = kafkaTimeout;
   }
 
   @Override
@@ -66,7 +69,7 @@ final class DlqListCommand implements Callable<Integer> {
     String topic = config.deadLetters().topic();
     List<DeadLetter> shown = new ArrayList<>();
     long[] matched = {0};
-    DlqCommand.reader(config)
+    DlqCommand.reader(config, kafkaTimeout.get())
         .read(
             topic,
             Partitions.all(),

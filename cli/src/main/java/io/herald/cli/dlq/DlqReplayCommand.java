@@ -11,6 +11,7 @@ import io.herald.cli.kafka.TopicReader;
 import io.herald.common.json.Json;
 import io.herald.consumer.config.ConsumerConfig;
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -53,6 +54,7 @@ import picocli.CommandLine.Option;
 final class DlqReplayCommand implements Callable<Integer> {
 
   private final Supplier<ConfigDir> configDir;
+  private final Supplier<Duration> kafkaTimeout;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -73,8 +75,9 @@ final class DlqReplayCommand implements Callable<Integer> {
     boolean all;
   }
 
-  DlqReplayCommand(Supplier<ConfigDir> configDir) {
+  DlqReplayCommand(Supplier<ConfigDir> configDir, Supplier<Duration> kafkaTimeout) {
     this.configDir = configDir;
+    this.kafkaTimeout = kafkaTimeout;
   }
 
   @Override
@@ -83,8 +86,8 @@ final class DlqReplayCommand implements Callable<Integer> {
     String topic = config.deadLetters().topic();
     ReplayLog log = new ReplayLog(config.database());
     List<ReplayResult> results = new ArrayList<>();
-    TopicReader reader = DlqCommand.reader(config);
-    KafkaClients kafka = DlqCommand.replayClients(config);
+    TopicReader reader = DlqCommand.reader(config, kafkaTimeout.get());
+    KafkaClients kafka = DlqCommand.replayClients(config, kafkaTimeout.get());
     try (KafkaProducer<byte[], byte[]> producer =
         kafka.newProducer("herald-cli-dlq-replay", DlqCommand.STALL_TIMEOUT)) {
       if (which.all) {
@@ -195,7 +198,7 @@ final class DlqReplayCommand implements Callable<Integer> {
           producer
               .send(record)
               .get(
-                  DlqCommand.STALL_TIMEOUT.toMillis() + DlqCommand.REQUEST_TIMEOUT.toMillis(),
+                  DlqCommand.STALL_TIMEOUT.toMillis() + kafka.requestTimeout().toMillis(),
                   TimeUnit.MILLISECONDS);
       return written.topic() + "-" + written.partition() + "@" + written.offset();
     } catch (InterruptedException e) {

@@ -1,6 +1,7 @@
 package io.herald.cli.kafka;
 
 import io.herald.cli.CliFailure;
+import io.herald.config.Durations;
 import io.herald.runtime.inbox.InboxSettings;
 import java.time.Duration;
 import java.util.HashMap;
@@ -213,7 +214,8 @@ public final class KafkaClients {
     }
     if (cause instanceof org.apache.kafka.common.errors.TimeoutException
         || cause instanceof java.util.concurrent.TimeoutException) {
-      return CliFailure.unreachable(what + ": no answer within " + requestTimeout, cause);
+      return CliFailure.unreachable(
+          what + ": no answer within " + Durations.format(requestTimeout), cause);
     }
     return CliFailure.unreachable(what, cause);
   }

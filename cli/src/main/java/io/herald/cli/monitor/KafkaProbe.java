@@ -1,6 +1,7 @@
 package io.herald.cli.monitor;
 
 import io.herald.cli.kafka.KafkaClients;
+import io.herald.config.Durations;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -29,13 +30,13 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
  * Reads {@link KafkaFacts} with an {@link Admin} client (topic descriptions, earliest and latest
  * offsets, the consumer group's committed offsets) and a group-less consumer that reads only the
  * last record of each partition of the dead-letter and heartbeat topics: never a whole topic,
- * whatever its size. Each call waits at most {@link #TIMEOUT}. Not thread-safe (one sampling
- * thread); close it once.
+ * whatever its size. Each call waits at most the clients' request timeout ({@code herald
+ * --kafka-timeout}). Not thread-safe (one sampling thread); close it once.
  */
 final class KafkaProbe implements AutoCloseable {
 
   /** How long one Kafka call may take before the sample marks Kafka unreachable. */
-  static final Duration TIMEOUT = Duration.ofSeconds(5);
+  private final Duration timeout;
 
   private final Admin admin;
   private final KafkaConsumer<byte[], byte[]> lastRecords;
@@ -54,6 +55,7 @@ final class KafkaProbe implements AutoCloseable {
     this.dlq = dlq;
     this.heartbeats = heartbeats;
     this.group = group;
+    this.timeout = kafka.requestTimeout();
     Map<String, Object> consumer = kafka.consumer("herald-monitor-last-records");
     consumer.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10);
     // The last offset comes from the Admin client's latest offset (the high watermark), which
@@ -102,10 +104,10 @@ final class KafkaProbe implements AutoCloseable {
               newest(dead, begin, end),
               newest(partitions.getOrDefault(heartbeats, List.of()), begin, end)));
     } catch (TimeoutException e) {
-      return Reading.unreachable("no answer within " + TIMEOUT.toSeconds() + " s");
+      return Reading.unreachable("no answer within " + Durations.format(timeout));
     } catch (ExecutionException e) {
       if (e.getCause() instanceof org.apache.kafka.common.errors.TimeoutException) {
-        return Reading.unreachable("no answer within " + TIMEOUT.toSeconds() + " s");
+        return Reading.unreachable("no answer within " + Durations.format(timeout));
       }
       return Reading.unreachable(String.valueOf(e.getCause()));
     } catch (InterruptedException e) {
@@ -189,14 +191,14 @@ final class KafkaProbe implements AutoCloseable {
     last.forEach(lastRecords::seek);
     long newest = -1;
     Set<TopicPartition> waiting = new LinkedHashSet<>(last.keySet());
-    long deadline = System.nanoTime() + TIMEOUT.toNanos();
+    long deadline = System.nanoTime() + timeout.toNanos();
     while (!waiting.isEmpty() && System.nanoTime() < deadline) {
       for (ConsumerRecord<byte[], byte[]> record : lastRecords.poll(Duration.ofMillis(200))) {
         newest = Math.max(newest, record.timestamp());
       }
       // A partition is done once its position passed the last offset (a record read, or a
       // marker or a deleted record skipped).
-      waiting.removeIf(p -> lastRecords.position(p, TIMEOUT) > last.get(p));
+      waiting.removeIf(p -> lastRecords.position(p, timeout) > last.get(p));
     }
     lastRecords.unsubscribe();
     return newest < 0 ? null : Instant.ofEpochMilli(newest);
@@ -210,9 +212,9 @@ final class KafkaProbe implements AutoCloseable {
     return sum;
   }
 
-  private static <T> T get(KafkaFuture<T> future)
+  private <T> T get(KafkaFuture<T> future)
       throws InterruptedException, ExecutionException, TimeoutException {
-    return future.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   @Override

@@ -3,6 +3,7 @@ package io.herald.cli.monitor;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.herald.cli.CliFailure;
 import io.herald.cli.ConfigDir;
+import io.herald.cli.DurationOption;
 import io.herald.cli.Herald;
 import io.herald.cli.JsonOption;
 import io.herald.cli.deliveries.DeliveriesCommand;
@@ -11,7 +12,6 @@ import io.herald.cli.kafka.KafkaClients;
 import io.herald.common.event.Topics;
 import io.herald.common.json.Json;
 import io.herald.config.ConfigException;
-import io.herald.config.Durations;
 import io.herald.consumer.config.ConsumerConfig;
 import io.herald.relay.config.RelayConfig;
 import io.herald.runtime.ops.OpsEndpoint;
@@ -59,6 +59,7 @@ import picocli.CommandLine.Option;
 public final class MonitorCommand implements Callable<Integer> {
 
   private final Supplier<ConfigDir> configDir;
+  private final Supplier<Duration> kafkaTimeout;
   private final HttpClient http;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -76,7 +77,7 @@ public final class MonitorCommand implements Callable<Integer> {
       names = "--interval",
       paramLabel = "D",
       defaultValue = "2s",
-      converter = DurationConverter.class,
+      converter = DurationOption.class,
       description = "Time between samples (500ms, 2s, 1m). Default: ${DEFAULT-VALUE}.")
   Duration interval;
 
@@ -93,8 +94,14 @@ public final class MonitorCommand implements Callable<Integer> {
               + " terminal).")
   boolean noAnsi;
 
-  public MonitorCommand(Supplier<ConfigDir> configDir, HttpClient http) {
+  /**
+   * @param kafkaTimeout {@code herald --kafka-timeout}: how long one Kafka call of a sample may
+   *     take
+   */
+  public MonitorCommand(
+      Supplier<ConfigDir> configDir, Supplier<Duration> kafkaTimeout, HttpClient http) {
     this.configDir = configDir;
+    this.kafkaTimeout = kafkaTimeout;
     this.http = http;
   }
 
@@ -235,14 +242,14 @@ public final class MonitorCommand implements Callable<Integer> {
 
     Reading<KafkaClients> kafka;
     if (consumer != null) {
-      kafka = Reading.of(KafkaClients.of(consumer.inbox(), KafkaProbe.TIMEOUT));
+      kafka = Reading.of(KafkaClients.of(consumer.inbox(), kafkaTimeout.get()));
     } else if (relay != null) {
       kafka =
           Reading.of(
               KafkaClients.of(
                   String.valueOf(relay.producer().get("bootstrap.servers")),
                   relay.producer(),
-                  KafkaProbe.TIMEOUT));
+                  kafkaTimeout.get()));
     } else {
       kafka = Reading.notConfigured("neither consumer.properties nor relay.properties");
     }
@@ -286,17 +293,5 @@ public final class MonitorCommand implements Callable<Integer> {
       host = "[" + host + "]";
     }
     return Reading.of(URI.create("http://" + host + ":" + ops.port()));
-  }
-
-  /** {@code --interval} in the property files' syntax. */
-  static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
-    @Override
-    public Duration convert(String value) {
-      try {
-        return Durations.parse(value);
-      } catch (IllegalArgumentException e) {
-        throw new CommandLine.TypeConversionException("'" + value + "' is " + e.getMessage());
-      }
-    }
   }
 }

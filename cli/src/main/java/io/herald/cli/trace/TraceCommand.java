@@ -42,9 +42,6 @@ import picocli.CommandLine.Parameters;
             + " in time order. Exit 1 when the job does not exist.")
 public final class TraceCommand implements Callable<Integer> {
 
-  /** How long any one Kafka request may take before the command gives up (exit 3). */
-  static final Duration KAFKA_TIMEOUT = Duration.ofSeconds(15);
-
   private static final ObjectMapper JSON =
       Json.mapper()
           .copy()
@@ -52,6 +49,9 @@ public final class TraceCommand implements Callable<Integer> {
               new SimpleModule().addSerializer(Instant.class, ToStringSerializer.instance));
 
   private final Supplier<ConfigDir> configDir;
+
+  /** {@code herald --kafka-timeout}: any one Kafka request, and reading without progress. */
+  private final Supplier<Duration> kafkaTimeout;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -63,8 +63,9 @@ public final class TraceCommand implements Callable<Integer> {
       description = "The job's id, or its business key.")
   String target;
 
-  public TraceCommand(Supplier<ConfigDir> configDir) {
+  public TraceCommand(Supplier<ConfigDir> configDir, Supplier<Duration> kafkaTimeout) {
     this.configDir = configDir;
+    this.kafkaTimeout = kafkaTimeout;
   }
 
   @Override
@@ -81,17 +82,15 @@ public final class TraceCommand implements Callable<Integer> {
     InboxSettings intake = consumer.inbox();
     Optional<InboxSettings> status = writer.status();
     Optional<Trace> trace;
+    Duration timeout = kafkaTimeout.get();
     TopicReader publications =
-        new TopicReader(
-            KafkaClients.of(intake, KAFKA_TIMEOUT), "herald-cli-trace-publications", KAFKA_TIMEOUT);
+        new TopicReader(KafkaClients.of(intake, timeout), "herald-cli-trace-publications", timeout);
     TopicReader statuses =
         status
             .map(
                 s ->
                     new TopicReader(
-                        KafkaClients.of(s, KAFKA_TIMEOUT),
-                        "herald-cli-trace-status",
-                        KAFKA_TIMEOUT))
+                        KafkaClients.of(s, timeout), "herald-cli-trace-status", timeout))
             .orElse(null);
     try (TraceDatabase database = TraceDatabase.open(writer.database(), consumer.database())) {
       trace =

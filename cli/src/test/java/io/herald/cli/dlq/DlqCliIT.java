@@ -312,11 +312,13 @@ class DlqCliIT {
             Map.of("HERALD_CONSUMER_KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:" + port),
             "--config-dir",
             configDir.toString(),
+            "--kafka-timeout",
+            "2s",
             "dlq",
             "list");
 
     assertThat(result.exitCode()).as(result.toString()).isEqualTo(3);
-    assertThat(result.err()).contains("127.0.0.1:" + port);
+    assertThat(result.err()).contains("127.0.0.1:" + port).contains("no answer within 2s");
   }
 
   private Result herald(String... args) throws IOException, InterruptedException {

@@ -84,7 +84,7 @@ class KafkaClientsTest {
 
     assertThat(timeout.exitCode()).isEqualTo(Herald.EXIT_UNREACHABLE);
     assertThat(timeout.getMessage())
-        .isEqualTo("cannot read t at Kafka broker:9092: no answer within PT7S");
+        .isEqualTo("cannot read t at Kafka broker:9092: no answer within 7s");
     assertThat(other.exitCode()).isEqualTo(Herald.EXIT_UNREACHABLE);
     assertThat(other.getCause()).hasMessage("gone");
   }

@@ -256,6 +256,8 @@ class MonitorCliIT {
             "--config-dir",
             configDir.toString(),
             "monitor",
+            "--kafka-timeout",
+            "2s",
             "--once",
             "--interval",
             "100ms");
@@ -264,7 +266,7 @@ class MonitorCliIT {
     assertThat(result.out())
         .containsPattern("(?m)^deliveries +unreachable$")
         .containsPattern("(?m)^consumer lag +unreachable$")
-        .containsPattern("(?m)^  kafka +127.0.0.1:[0-9]+  unreachable: no answer within 5 s$");
+        .containsPattern("(?m)^  kafka +127.0.0.1:[0-9]+  unreachable: no answer within 2s$");
   }
 
   private static void awaitState(DeliveryViews views, PublicationKey key, DeliveryState state) {
