@@ -161,9 +161,18 @@ public final class DestinationSimulator implements AutoCloseable {
     behaviour.set(Objects.requireNonNull(newBehaviour, "behaviour"));
   }
 
-  /** The behaviour of requests under {@code /<prefix>/articles}; others keep the default. */
+  /**
+   * The behaviour of requests under {@code /<prefix>/articles}; others keep the default. The prefix
+   * is a destination's path segment, given with or without its leading slash, as {@link
+   * #failNext(String, Fault, int)} takes it.
+   */
   public void setBehaviour(String prefix, Behaviour newBehaviour) {
-    prefixBehaviours.put(prefix, Objects.requireNonNull(newBehaviour, "behaviour"));
+    prefixBehaviours.put(segment(prefix), Objects.requireNonNull(newBehaviour, "behaviour"));
+  }
+
+  /** {@code /dest-b} and {@code dest-b} name the same destination: one rule for both setters. */
+  private static String segment(String prefix) {
+    return prefix.replaceAll("^/+", "");
   }
 
   private Behaviour behaviourFor(String prefix) {
@@ -191,8 +200,7 @@ public final class DestinationSimulator implements AutoCloseable {
   public void failNext(String prefix, Fault fault, int times) {
     Objects.requireNonNull(fault, "fault");
     Queue<Fault> queue =
-        prefixFaults.computeIfAbsent(
-            prefix.replaceAll("^/+", ""), p -> new ConcurrentLinkedQueue<>());
+        prefixFaults.computeIfAbsent(segment(prefix), p -> new ConcurrentLinkedQueue<>());
     for (int i = 0; i < times; i++) {
       queue.add(fault);
     }
@@ -200,13 +208,13 @@ public final class DestinationSimulator implements AutoCloseable {
 
   /** How many faults queued for {@code /<prefix>/articles} no request has taken yet. */
   public int pendingFaults(String prefix) {
-    Queue<Fault> queue = prefixFaults.get(prefix.replaceAll("^/+", ""));
+    Queue<Fault> queue = prefixFaults.get(segment(prefix));
     return queue == null ? 0 : queue.size();
   }
 
   /** Drops the faults queued for {@code /<prefix>/articles} that no request has taken yet. */
   public void clearFaults(String prefix) {
-    Queue<Fault> queue = prefixFaults.get(prefix.replaceAll("^/+", ""));
+    Queue<Fault> queue = prefixFaults.get(segment(prefix));
     if (queue != null) {
       queue.clear();
     }
@@ -290,7 +298,7 @@ public final class DestinationSimulator implements AutoCloseable {
         respond(exchange, 404, error("not_found", method + " " + path));
         return;
       }
-      String prefix = path.substring(0, path.length() - "/articles".length()).replaceAll("^/+", "");
+      String prefix = segment(path.substring(0, path.length() - "/articles".length()));
       Behaviour current = behaviourFor(prefix);
       sleep(current.latency());
       if ("POST".equals(method)) {

@@ -153,6 +153,17 @@ class DestinationSimulatorTest {
   }
 
   @Test
+  void shouldTakeADestinationsBehaviourWithOrWithoutTheLeadingSlash() throws Exception {
+    simulator = DestinationSimulator.start(Behaviour.cooperative());
+    simulator.setBehaviour("/dest-b", Behaviour.bare());
+
+    assertEquals(201, post("/dest-b/articles", "key-b", BODY).statusCode());
+    assertEquals(201, post("/dest-b/articles", "key-b", BODY).statusCode());
+
+    assertEquals(2, simulator.articleCount("ref-1"), "dest-b ignored the repeated key");
+  }
+
+  @Test
   void shouldRefuseRequestsWithoutTheBearerToken() throws Exception {
     simulator = DestinationSimulator.start("127.0.0.1", 0, Behaviour.cooperative(), "s3cret");
 
