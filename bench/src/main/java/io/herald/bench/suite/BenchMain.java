@@ -1,6 +1,7 @@
 package io.herald.bench.suite;
 
 import io.herald.bench.cli.AuditBenchmark;
+import io.herald.bench.e2e.ConsumerScaleBenchmark;
 import io.herald.bench.e2e.EndToEndBenchmark;
 import io.herald.bench.writer.WriterPgbenchBenchmark;
 import io.herald.bench.writer.WriterSlotBenchmark;
@@ -40,6 +41,7 @@ public final class BenchMain implements Callable<Integer> {
             new WriterSlotBenchmark(),
             new WriterPgbenchBenchmark(),
             new EndToEndBenchmark(),
+            new ConsumerScaleBenchmark(),
             new AuditBenchmark())) {
       all.put(scenario.id(), scenario);
     }
