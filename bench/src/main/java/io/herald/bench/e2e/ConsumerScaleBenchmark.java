@@ -1,5 +1,7 @@
 package io.herald.bench.e2e;
 
+import static io.herald.bench.e2e.PipelineBench.format;
+
 import io.herald.bench.suite.Bench;
 import io.herald.bench.suite.Charts;
 import io.herald.bench.suite.ProcessGroup;
@@ -23,7 +25,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
@@ -83,12 +84,9 @@ public final class ConsumerScaleBenchmark implements Scenario {
     try (DestinationSimulator simulator = Showcase.startSimulator()) {
       simulator.setBehaviour(
           "/" + PublicationLoad.DESTINATION, Behaviour.cooperative().withLatency(LATENCY));
-      Path logs = bench.reportDir().resolve("b6-logs");
+
       PipelineSettings settings =
-          withPublicationTopic(
-              PipelineSettings.isolated(
-                  stack, simulator.baseUri(), ShippedConfig.directory(), logs),
-              stack);
+          withPublicationTopic(PipelineBench.settings(stack, simulator, bench, "b6"), stack);
       Map<String, String> overrides = Map.of(CONCURRENCY_VARIABLE, Integer.toString(CONCURRENCY));
       try (Pipeline pipeline = Pipeline.start(settings, overrides);
           PublicationLoad load = new PublicationLoad("b6", pipeline.writerUri(), simulator);
@@ -108,7 +106,7 @@ public final class ConsumerScaleBenchmark implements Scenario {
         for (int round = 0; round < INSTANCES.length; round++) {
           int instances = INSTANCES[round];
           bench.progress(id(), "starting " + instances + " consumer instance(s)", true);
-          List<ChildJvm> started = startConsumers(pipeline, instances, logs, round);
+          List<ChildJvm> started = startConsumers(pipeline, instances, settings.logDir(), round);
           try {
             awaitGroup(admin, settings.consumerGroup(), instances);
             // The backlog: intents the writer takes while the relay is stopped, put into Kafka at
@@ -304,9 +302,5 @@ public final class ConsumerScaleBenchmark implements Scenario {
         settings.destinationsBaseUrl(),
         settings.configDir(),
         settings.logDir());
-  }
-
-  private static String format(String pattern, Object... values) {
-    return String.format(Locale.ROOT, pattern, values);
   }
 }

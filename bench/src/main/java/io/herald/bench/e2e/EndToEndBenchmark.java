@@ -9,7 +9,6 @@ import io.herald.bench.suite.ScenarioResult;
 import io.herald.demo.Pipeline;
 import io.herald.demo.PipelineSettings;
 import io.herald.demo.Showcase;
-import io.herald.devstack.ShippedConfig;
 import io.herald.devstack.StackContext;
 import io.herald.devstack.simulator.DestinationSimulator;
 import java.nio.file.Path;
@@ -59,9 +58,7 @@ public final class EndToEndBenchmark implements Scenario {
     Duration latencyPhase = bench.pick(Duration.ofSeconds(60), Duration.ofSeconds(5));
     StackContext stack = bench.stack();
     try (DestinationSimulator simulator = Showcase.startSimulator()) {
-      Path logs = bench.reportDir().resolve("b5-logs");
-      PipelineSettings settings =
-          PipelineSettings.isolated(stack, simulator.baseUri(), ShippedConfig.directory(), logs);
+      PipelineSettings settings = PipelineBench.settings(stack, simulator, bench, "b5");
       try (Pipeline pipeline = Pipeline.start(settings, overrides());
           PublicationLoad load = new PublicationLoad("b5", pipeline.writerUri(), simulator)) {
         ProcessGroup processes = PipelineBench.processes(pipeline, stack);

@@ -1,17 +1,36 @@
 package io.herald.bench.e2e;
 
+import io.herald.bench.suite.Bench;
 import io.herald.bench.suite.ProcessGroup;
 import io.herald.demo.Pipeline;
+import io.herald.demo.PipelineSettings;
+import io.herald.devstack.ShippedConfig;
 import io.herald.devstack.StackContext;
 import io.herald.devstack.process.ChildJvm;
+import io.herald.devstack.simulator.DestinationSimulator;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 
 /** What the scenarios that run the pipeline's child JVMs (B5, B6, B7) read about them alike. */
 final class PipelineBench {
 
   private PipelineBench() {}
+
+  /**
+   * The settings of a pipeline on the shipped files with names of its own on {@code stack} (the
+   * topics created), the destinations at {@code simulator}, logging to {@code <run>-logs} in the
+   * report directory.
+   */
+  static PipelineSettings settings(
+      StackContext stack, DestinationSimulator simulator, Bench bench, String run) {
+    return PipelineSettings.isolated(
+        stack,
+        simulator.baseUri(),
+        ShippedConfig.directory(),
+        bench.reportDir().resolve(run + "-logs"));
+  }
 
   /** The pipeline's processes and the stack's, by name, for CPU and memory readings. */
   static ProcessGroup processes(Pipeline pipeline, StackContext stack) {
@@ -20,6 +39,11 @@ final class PipelineBench {
       group.add(process.name(), process.pid(), false);
     }
     return group.addStack(stack);
+  }
+
+  /** {@link String#format} in the root locale: figures with a decimal point, whatever the box's. */
+  static String format(String pattern, Object... values) {
+    return String.format(Locale.ROOT, pattern, values);
   }
 
   /** The one-minute load average, for the workload line: how shared the machine was. */
