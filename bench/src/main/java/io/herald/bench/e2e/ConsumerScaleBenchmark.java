@@ -80,6 +80,7 @@ public final class ConsumerScaleBenchmark implements Scenario {
   @Override
   public ScenarioResult run(Bench bench) throws Exception {
     int backlog = bench.pick(6_000, 600);
+    int warmUp = bench.pick(1_000, 100);
     StackContext stack = StackContext.create(ConsumerScaleBenchmark.class);
     try (DestinationSimulator simulator = Showcase.startSimulator()) {
       simulator.setBehaviour(
@@ -109,6 +110,8 @@ public final class ConsumerScaleBenchmark implements Scenario {
           List<ChildJvm> started = startConsumers(pipeline, instances, settings.logDir(), round);
           try {
             awaitGroup(admin, settings.consumerGroup(), instances);
+            // Fresh JVMs: a warm-up through the running relay, so the JIT is not measured.
+            load.closedLoop("w" + instances, warmUp, CLIENTS, bench, id());
             // The backlog: intents the writer takes while the relay is stopped, put into Kafka at
             // once by the relay's restart (a drain far faster than the instances deliver).
             pipeline.process("relay").stop(STOP_GRACE);
@@ -190,14 +193,15 @@ public final class ConsumerScaleBenchmark implements Scenario {
                     + " t1 and t2, ~120-byte content) to %s answering in %d ms; publication topic"
                     + " of %d partitions; the shipped property files with %s=%d (each instance's"
                     + " calls in flight; shipped: 32); the instances start and join the group"
-                    + " first, then the backlog is written with the relay stopped and reaches Kafka"
-                    + " at once on its restart; %d cores, load average before the run %s.",
+                    + " first and deliver %d warm-up publications, then the backlog is written"
+                    + " with the relay stopped and reaches Kafka at once on its restart; %d cores, load average before the run %s.",
                 backlog,
                 PublicationLoad.DESTINATION,
                 LATENCY.toMillis(),
                 PARTITIONS,
                 CONCURRENCY_VARIABLE,
                 CONCURRENCY,
+                warmUp,
                 Runtime.getRuntime().availableProcessors(),
                 PipelineBench.loadAverage()),
             List.of(
