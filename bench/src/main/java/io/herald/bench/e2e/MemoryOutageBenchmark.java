@@ -128,31 +128,28 @@ public final class MemoryOutageBenchmark implements Scenario {
     Map<String, List<Charts.Point>> lines = new LinkedHashMap<>();
     for (String process : WATCHED) {
       lines.put(process, new ArrayList<>());
-      Map<String, PhaseFigures> byPhase = new LinkedHashMap<>();
       for (Sample sample : samples) {
-        if (sample.process().equals(process)) {
-          byPhase.computeIfAbsent(sample.phase(), p -> new PhaseFigures()).add(sample);
-          if (sample.rssBytes() > 0) {
-            lines.get(process).add(new Charts.Point(sample.seconds(), mib(sample.rssBytes())));
-          }
+        if (sample.process().equals(process) && sample.rssBytes() > 0) {
+          lines.get(process).add(new Charts.Point(sample.seconds(), mib(sample.rssBytes())));
         }
       }
-      byPhase.forEach(
-          (phase, of) -> {
-            rows.add(
-                List.of(
-                    process,
-                    phase,
-                    Integer.toString(of.count),
-                    format("%.0f", mib(of.min)),
-                    format("%.0f", mib(of.max)),
-                    format("%.0f", mib(of.last)),
-                    format("%+.0f", mib(of.last - of.first)),
-                    of.health.toString()));
-            String key = process + "_" + phase.replace(' ', '_');
-            figures.put(key + "_max_rss_mib", mib(of.max));
-            figures.put(key + "_rss_change_mib", mib(of.last - of.first));
-          });
+      byPhase(samples, process)
+          .forEach(
+              (phase, of) -> {
+                rows.add(
+                    List.of(
+                        process,
+                        phase,
+                        Integer.toString(of.count),
+                        format("%.0f", mib(of.min)),
+                        format("%.0f", mib(of.max)),
+                        format("%.0f", mib(of.last)),
+                        format("%+.0f", mib(of.last - of.first)),
+                        of.health.toString()));
+                String key = process + "_" + phase.replace(' ', '_');
+                figures.put(key + "_max_rss_mib", mib(of.max));
+                figures.put(key + "_rss_change_mib", mib(of.last - of.first));
+              });
       figures.put(process + "_peak_rss_mib", mib(peaks.get(process)));
     }
     int lost = written - arrived.distinct();
@@ -229,8 +226,22 @@ public final class MemoryOutageBenchmark implements Scenario {
         figures);
   }
 
-  /** The min, max, first and last RSS of one process in one phase, and its health answers. */
-  private static final class PhaseFigures {
+  /** {@code process}'s samples summed up by phase, the phases in the order they were sampled. */
+  static Map<String, PhaseFigures> byPhase(List<Sample> samples, String process) {
+    Map<String, PhaseFigures> byPhase = new LinkedHashMap<>();
+    for (Sample sample : samples) {
+      if (sample.process().equals(process)) {
+        byPhase.computeIfAbsent(sample.phase(), p -> new PhaseFigures()).add(sample);
+      }
+    }
+    return byPhase;
+  }
+
+  /**
+   * The min, max, first and last RSS of one process in one phase, and its health answers by answer.
+   * Not thread-safe.
+   */
+  static final class PhaseFigures {
     int count;
     long min = Long.MAX_VALUE;
     long max;
