@@ -31,6 +31,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.common.GroupState;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 
 /**
  * B6: consumer instances 1, 2 and 4, as production scales them (separate consumer processes on the
@@ -274,8 +275,17 @@ public final class ConsumerScaleBenchmark implements Scenario {
     long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
     ConsumerGroupDescription last = null;
     while (System.nanoTime() < deadline) {
-      last = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
-      if (last.groupState() == GroupState.STABLE
+      try {
+        last = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof GroupIdNotFoundException)) {
+          throw e;
+        }
+        // No member has joined yet (a group nobody is in may be gone from the coordinator).
+        last = null;
+      }
+      if (last != null
+          && last.groupState() == GroupState.STABLE
           && last.members().size() == members
           && last.members().stream().noneMatch(m -> m.assignment().topicPartitions().isEmpty())) {
         return;
