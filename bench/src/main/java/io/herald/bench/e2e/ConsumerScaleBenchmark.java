@@ -84,8 +84,9 @@ public final class ConsumerScaleBenchmark implements Scenario {
     int warmUp = bench.pick(1_000, 100);
     StackContext stack = StackContext.create(ConsumerScaleBenchmark.class);
     try (DestinationSimulator simulator = Showcase.startSimulator()) {
+      // The simulator's prefix is the path's first segment, without a slash.
       simulator.setBehaviour(
-          "/" + PublicationLoad.DESTINATION, Behaviour.cooperative().withLatency(LATENCY));
+          PublicationLoad.DESTINATION, Behaviour.cooperative().withLatency(LATENCY));
 
       PipelineSettings settings =
           withPublicationTopic(PipelineBench.settings(stack, simulator, bench, "b6"), stack);
@@ -108,7 +109,7 @@ public final class ConsumerScaleBenchmark implements Scenario {
         for (int round = 0; round < INSTANCES.length; round++) {
           int instances = INSTANCES[round];
           bench.progress(id(), "starting " + instances + " consumer instance(s)", true);
-          List<ChildJvm> started = startConsumers(pipeline, instances, settings.logDir(), round);
+          List<Instance> started = startConsumers(pipeline, instances, settings.logDir(), round);
           try {
             awaitGroup(admin, settings.consumerGroup(), instances);
             // Fresh JVMs: a warm-up through the running relay, so the JIT is not measured.
@@ -120,18 +121,22 @@ public final class ConsumerScaleBenchmark implements Scenario {
                 id(), instances + " instance(s): a backlog of " + backlog + " publications", true);
             PublicationLoad.Sent sent = load.sendClosedLoop("n" + instances, backlog, CLIENTS);
             ProcessGroup group = new ProcessGroup();
-            started.forEach(jvm -> group.add(jvm.name(), jvm.pid(), false));
+            started.forEach(each -> group.add(each.jvm().name(), each.jvm().pid(), false));
             group.add("postgres", postmaster, true);
             Map<String, ProcessStats.Sample> before = group.sample();
+            double[] callsBefore = calls(started);
             pipeline.restart("relay");
             PublicationLoad.Phase phase = load.measure(sent, bench, id());
             Map<String, ProcessStats.Sample> after = group.sample();
+            double[] callsAfter = calls(started);
+            double meanCallMs =
+                (callsAfter[0] - callsBefore[0]) * 1000 / (callsAfter[1] - callsBefore[1]);
             Map<String, Double> cpu = ProcessGroup.cpuSecondsPer1000(before, after, backlog);
             double consumersCpu = 0;
             long peakRss = 0;
-            for (ChildJvm jvm : started) {
-              consumersCpu += cpu.get(jvm.name());
-              peakRss = Math.max(peakRss, after.get(jvm.name()).peakRssBytes());
+            for (Instance each : started) {
+              consumersCpu += cpu.get(each.jvm().name());
+              peakRss = Math.max(peakRss, after.get(each.jvm().name()).peakRssBytes());
             }
             double rate = phase.sustainedRate();
             double cores = (consumersCpu + cpu.get("postgres")) * rate / 1000;
@@ -143,6 +148,7 @@ public final class ConsumerScaleBenchmark implements Scenario {
                     format("%.0f", rate),
                     format("%.2fx", ratio),
                     format("%.0f", instances * CONCURRENCY / (LATENCY.toMillis() / 1000.0)),
+                    format("%.1f", meanCallMs),
                     format("%.2f", consumersCpu),
                     format("%.2f", cpu.get("postgres")),
                     format("%.2f", cores),
@@ -150,6 +156,7 @@ public final class ConsumerScaleBenchmark implements Scenario {
             figures.put("deliveries_per_second_" + instances, rate);
             figures.put("ratio_" + instances, ratio);
             figures.put("consumer_cpu_s_per_1000_" + instances, consumersCpu);
+            figures.put("mean_call_ms_" + instances, meanCallMs);
             bars.put(instances + (instances == 1 ? " instance" : " instances"), rate);
             notes.add(
                 instances
@@ -158,8 +165,8 @@ public final class ConsumerScaleBenchmark implements Scenario {
                     + "; peak RSS "
                     + ProcessGroup.describePeakRss(after));
           } finally {
-            for (ChildJvm jvm : started) {
-              jvm.stop(STOP_GRACE);
+            for (Instance each : started) {
+              each.jvm().stop(STOP_GRACE);
             }
           }
         }
@@ -171,7 +178,8 @@ public final class ConsumerScaleBenchmark implements Scenario {
             "The bound column is instances x "
                 + CONCURRENCY
                 + " calls in flight / 50 ms: what the destination's latency allows at the"
-                + " concurrency set. Cores busy is the consumers' and PostgreSQL's CPU per delivery"
+                + " concurrency set; the mean call is the instances' own measure of it"
+                + " (herald_consumer_dispatch_seconds). Cores busy is the consumers' and PostgreSQL's CPU per delivery"
                 + " times the rate: a round below its bound with most of the "
                 + Runtime.getRuntime().availableProcessors()
                 + " cores busy is held by the machine's CPU (shared with Kafka, the idle writer"
@@ -210,6 +218,7 @@ public final class ConsumerScaleBenchmark implements Scenario {
                 "deliveries/s",
                 "against 1",
                 "bound/s",
+                "mean call ms",
                 "consumers CPU s per 1,000",
                 "PostgreSQL CPU s per 1,000",
                 "cores busy",
@@ -222,11 +231,28 @@ public final class ConsumerScaleBenchmark implements Scenario {
     }
   }
 
+  /** A consumer process of a round and its ops endpoint. */
+  private record Instance(ChildJvm jvm, URI ops) {}
+
+  /**
+   * The destination calls of {@code instances} so far, from their {@code /metrics}: the seconds
+   * spent in them ([0]) and their number ([1]), summed over instances and outcomes.
+   */
+  private static double[] calls(List<Instance> instances) throws IOException, InterruptedException {
+    double[] calls = new double[2];
+    for (Instance each : instances) {
+      URI metrics = each.ops().resolve("/metrics");
+      calls[0] += PipelineBench.metricSum(metrics, "herald_consumer_dispatch_seconds_sum");
+      calls[1] += PipelineBench.metricSum(metrics, "herald_consumer_dispatch_seconds_count");
+    }
+    return calls;
+  }
+
   /**
    * {@code count} consumer processes as the pipeline starts its own (its file, its variables), each
    * with its own ops port and log, started together and waited on until healthy.
    */
-  private static List<ChildJvm> startConsumers(Pipeline pipeline, int count, Path logs, int round)
+  private static List<Instance> startConsumers(Pipeline pipeline, int count, Path logs, int round)
       throws IOException, InterruptedException {
     Map<String, String> env = new HashMap<>();
     pipeline
@@ -238,8 +264,7 @@ public final class ConsumerScaleBenchmark implements Scenario {
               }
             });
     ShippedConfig shipped = ShippedConfig.of("consumer");
-    List<ChildJvm> started = new ArrayList<>();
-    Map<ChildJvm, URI> health = new LinkedHashMap<>();
+    List<Instance> started = new ArrayList<>();
     try {
       for (int i = 1; i <= count; i++) {
         int opsPort = FreePort.find();
@@ -253,15 +278,14 @@ public final class ConsumerScaleBenchmark implements Scenario {
                 .env(Map.copyOf(env))
                 .logFile(logs.resolve("round-" + round + "-" + name + ".log"))
                 .start();
-        started.add(jvm);
-        health.put(jvm, URI.create("http://127.0.0.1:" + opsPort + "/health"));
+        started.add(new Instance(jvm, URI.create("http://127.0.0.1:" + opsPort)));
       }
-      for (Map.Entry<ChildJvm, URI> each : health.entrySet()) {
-        each.getKey().awaitHealthy(each.getValue(), START_TIMEOUT);
+      for (Instance each : started) {
+        each.jvm().awaitHealthy(each.ops().resolve("/health"), START_TIMEOUT);
       }
       return started;
     } catch (IOException | InterruptedException | RuntimeException e) {
-      started.forEach(ChildJvm::close);
+      started.forEach(each -> each.jvm().close());
       throw e;
     }
   }

@@ -9,12 +9,20 @@ import io.herald.devstack.StackContext;
 import io.herald.devstack.process.ChildJvm;
 import io.herald.devstack.simulator.DestinationSimulator;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Locale;
 
 /** What the scenarios that run the pipeline's child JVMs (B5, B6, B7) read about them alike. */
 final class PipelineBench {
+
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
   private PipelineBench() {}
 
@@ -44,6 +52,27 @@ final class PipelineBench {
   /** {@link String#format} in the root locale: figures with a decimal point, whatever the box's. */
   static String format(String pattern, Object... values) {
     return String.format(Locale.ROOT, pattern, values);
+  }
+
+  /**
+   * The sum of every series of {@code name} (a counter, or a timer's {@code _sum} or {@code
+   * _count}) on a process's Prometheus endpoint; 0 when it has none yet.
+   */
+  static double metricSum(URI metrics, String name) throws IOException, InterruptedException {
+    HttpResponse<String> response =
+        HTTP.send(
+            HttpRequest.newBuilder(metrics).timeout(Duration.ofSeconds(5)).build(),
+            HttpResponse.BodyHandlers.ofString());
+    if (response.statusCode() != 200) {
+      throw new IllegalStateException(metrics + " answered " + response.statusCode());
+    }
+    double sum = 0;
+    for (String line : response.body().split("\n")) {
+      if (line.startsWith(name + "{") || line.startsWith(name + " ")) {
+        sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return sum;
   }
 
   /** The one-minute load average, for the workload line: how shared the machine was. */
