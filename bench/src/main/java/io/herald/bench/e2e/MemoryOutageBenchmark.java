@@ -201,7 +201,8 @@ public final class MemoryOutageBenchmark implements Scenario {
                 + " Kafka broker stopped for %d s while the writer takes %.0f intents/s (open"
                 + " loop); drain = until every intent has reached the destination; one intent per"
                 + " article to %s (0 ms); publication topic of 3 partitions; the shipped property"
-                + " files and JVM options; RSS and /health sampled every %d s; %d cores, load"
+                + " files; the relay with its recommended JVM options, the writer and the consumer"
+                + " with the pipeline's -Xmx384m -XX:+UseSerialGC; RSS and /health sampled every %d s; %d cores, load"
                 + " average before the run %s.",
             sizes.fullSpeed(),
             CLIENTS,
