@@ -1,39 +1,22 @@
 package io.herald.bench.e2e;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.herald.bench.suite.Bench;
 import io.herald.bench.suite.Charts;
 import io.herald.bench.suite.ProcessGroup;
 import io.herald.bench.suite.ProcessStats;
 import io.herald.bench.suite.Scenario;
 import io.herald.bench.suite.ScenarioResult;
-import io.herald.common.json.Json;
 import io.herald.demo.Pipeline;
 import io.herald.demo.PipelineSettings;
 import io.herald.demo.Showcase;
-import io.herald.devstack.ShippedConfig;
 import io.herald.devstack.StackContext;
-import io.herald.devstack.process.ChildJvm;
-import io.herald.devstack.simulator.Article;
 import io.herald.devstack.simulator.DestinationSimulator;
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -54,9 +37,7 @@ import org.HdrHistogram.Histogram;
  */
 public final class EndToEndBenchmark implements Scenario {
 
-  private static final String DESTINATION = "dest-a";
   private static final int CLIENTS = 32;
-  private static final Duration ARRIVAL_TIMEOUT = Duration.ofMinutes(5);
   private static final double[] LOAD_FRACTIONS = {0.25, 0.50, 0.75};
 
   @Override
@@ -77,19 +58,17 @@ public final class EndToEndBenchmark implements Scenario {
     Duration latencyPhase = bench.pick(Duration.ofSeconds(60), Duration.ofSeconds(5));
     StackContext stack = bench.stack();
     try (DestinationSimulator simulator = Showcase.startSimulator()) {
-      Path logs = bench.reportDir().resolve("b5-logs");
-      PipelineSettings settings =
-          PipelineSettings.isolated(stack, simulator.baseUri(), configDir(), logs);
+      PipelineSettings settings = PipelineBench.settings(stack, simulator, bench, "b5");
       try (Pipeline pipeline = Pipeline.start(settings, overrides());
-          Load load = new Load(pipeline.writerUri(), simulator)) {
-        ProcessGroup processes = processes(pipeline, stack);
+          PublicationLoad load = new PublicationLoad("b5", pipeline.writerUri(), simulator)) {
+        ProcessGroup processes = PipelineBench.processes(pipeline, stack);
         bench.progress(id(), "pipeline up; warming up with " + warmUp + " intents", true);
         load.closedLoop("warm", warmUp, CLIENTS, bench, id());
 
         bench.progress(
             id(), "saturation: " + saturation + " intents, " + CLIENTS + " clients", true);
         Map<String, ProcessStats.Sample> before = processes.sample();
-        Load.Phase max = load.closedLoop("sat", saturation, CLIENTS, bench, id());
+        PublicationLoad.Phase max = load.closedLoop("sat", saturation, CLIENTS, bench, id());
         Map<String, ProcessStats.Sample> after = processes.sample();
         double maxRate = max.sustainedRate();
         Map<String, Double> cpuMsPerPublication = new LinkedHashMap<>();
@@ -129,7 +108,7 @@ public final class EndToEndBenchmark implements Scenario {
                   "open loop at %.0f %% of the maximum: %.0f intents/s for %d s",
                   fraction * 100, rate, latencyPhase.toSeconds()),
               true);
-          Load.Phase phase =
+          PublicationLoad.Phase phase =
               load.openLoop("o" + (int) (fraction * 100), rate, latencyPhase, bench, id());
           Histogram h = phase.latencies();
           rows.add(
@@ -191,11 +170,11 @@ public final class EndToEndBenchmark implements Scenario {
                     + " honours the key); ~120-byte content; publication topic of 3 partitions;"
                     + " the shipped property files%s; %d cores, %d GiB, load average before the run"
                     + " %s.",
-                DESTINATION,
+                PublicationLoad.DESTINATION,
                 overrides().isEmpty() ? "" : " with " + overrides(),
                 cores,
                 Runtime.getRuntime().maxMemory() >> 30,
-                loadAverage()),
+                PipelineBench.loadAverage()),
             List.of("phase", "offered/s", "published/s", "p50 ms", "p99 ms", "p99.9 ms", "max ms"),
             rows,
             notes,
@@ -224,205 +203,5 @@ public final class EndToEndBenchmark implements Scenario {
 
   private static String ms(long micros) {
     return String.format("%.1f", micros / 1000.0);
-  }
-
-  private static String loadAverage() {
-    try {
-      return java.nio.file.Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
-    } catch (IOException e) {
-      return "unknown";
-    }
-  }
-
-  /** The checkout's shipped files: connect-config/ in the first directory above that has one. */
-  private static Path configDir() {
-    return ShippedConfig.directory();
-  }
-
-  /** The pipeline's processes and the stack's, by name, for CPU and memory readings. */
-  private static ProcessGroup processes(Pipeline pipeline, StackContext stack) {
-    ProcessGroup group = new ProcessGroup();
-    for (ChildJvm process : pipeline.processes()) {
-      group.add(process.name(), process.pid(), false);
-    }
-    return group.addStack(stack);
-  }
-
-  /** Sends intents to the writer and reads their arrivals at the simulator. */
-  static final class Load implements AutoCloseable {
-
-    /** One phase's figures. */
-    record Phase(double offeredRate, double sustainedRate, Histogram latencies) {}
-
-    private final URI writer;
-    private final DestinationSimulator simulator;
-    private final HttpClient http =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5))
-            .build();
-    private final ExecutorService senders = Executors.newVirtualThreadPerTaskExecutor();
-
-    Load(URI writer, DestinationSimulator simulator) {
-      this.writer = writer;
-      this.simulator = simulator;
-    }
-
-    /** {@code count} intents from {@code clients} clients, each sending its next on an answer. */
-    Phase closedLoop(String phase, int count, int clients, Bench bench, String id)
-        throws Exception {
-      Instant[] intended = new Instant[count];
-      AtomicInteger next = new AtomicInteger();
-      long start = System.nanoTime();
-      List<Future<?>> running = new ArrayList<>();
-      for (int c = 0; c < clients; c++) {
-        running.add(
-            senders.submit(
-                () -> {
-                  for (int i = next.getAndIncrement(); i < count; i = next.getAndIncrement()) {
-                    intended[i] = Instant.now();
-                    send(phase, i);
-                  }
-                  return null;
-                }));
-      }
-      for (Future<?> client : running) {
-        client.get(ARRIVAL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      }
-      double offered = count / ((System.nanoTime() - start) / 1e9);
-      return measure(phase, intended, offered, bench, id);
-    }
-
-    /** Intents at {@code rate} per second for {@code duration}, each at its scheduled moment. */
-    Phase openLoop(String phase, double rate, Duration duration, Bench bench, String id)
-        throws Exception {
-      int count = (int) Math.max(1, rate * duration.toNanos() / 1e9);
-      Instant[] intended = new Instant[count];
-      Instant base = Instant.now();
-      long startNanos = System.nanoTime();
-      long stepNanos = (long) (1e9 / rate);
-      List<Future<?>> sends = new ArrayList<>(count);
-      for (int i = 0; i < count; i++) {
-        long due = startNanos + i * stepNanos;
-        long wait = due - System.nanoTime();
-        if (wait > 0) {
-          // Pacing: the schedule is the point of an open loop.
-          TimeUnit.NANOSECONDS.sleep(wait);
-        }
-        intended[i] = base.plusNanos(i * stepNanos);
-        int n = i;
-        sends.add(
-            senders.submit(
-                () -> {
-                  send(phase, n);
-                  return null;
-                }));
-      }
-      for (Future<?> send : sends) {
-        send.get(ARRIVAL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      }
-      return measure(phase, intended, rate, bench, id);
-    }
-
-    private void send(String phase, int n) throws IOException, InterruptedException {
-      String tenant = n % 2 == 0 ? "t1" : "t2";
-      String body =
-          "{\"articleId\":\"b5-"
-              + phase
-              + "-"
-              + n
-              + "\",\"revisionId\":\"r-1\",\"destination\":\""
-              + DESTINATION
-              + "\",\"content\":{\"title\":\"Benchmark article "
-              + n
-              + "\",\"body\":\"An article of about one hundred and twenty bytes.\"}}";
-      HttpRequest post =
-          HttpRequest.newBuilder(writer.resolve("/v1/publications"))
-              .header("Authorization", "Bearer demo-token-" + tenant)
-              .header("Content-Type", "application/json")
-              .timeout(Duration.ofSeconds(30))
-              .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
-              .build();
-      HttpResponse<String> response = http.send(post, HttpResponse.BodyHandlers.ofString());
-      if (response.statusCode() != 201) {
-        throw new IllegalStateException(
-            "the writer answered "
-                + response.statusCode()
-                + " to "
-                + body
-                + ": "
-                + response.body());
-      }
-    }
-
-    /** Waits until every intent of {@code phase} has arrived; latencies from intended moments. */
-    private Phase measure(String phase, Instant[] intended, double offered, Bench bench, String id)
-        throws InterruptedException {
-      String prefix = "\"articleId\":\"b5-" + phase + "-";
-      long deadline = System.nanoTime() + ARRIVAL_TIMEOUT.toNanos();
-      List<Article> arrived;
-      while (true) {
-        arrived = arrivals(prefix);
-        if (arrived.size() >= intended.length) {
-          break;
-        }
-        if (System.nanoTime() > deadline) {
-          throw new IllegalStateException(
-              phase
-                  + ": "
-                  + arrived.size()
-                  + " of "
-                  + intended.length
-                  + " arrived within "
-                  + ARRIVAL_TIMEOUT);
-        }
-        bench.progress(
-            id, phase + ": " + arrived.size() + "/" + intended.length + " published", false);
-        // Nothing to wait on but the pipeline's work.
-        Thread.sleep(200);
-      }
-      Histogram latencies = new Histogram(3_600_000_000L, 3);
-      List<Instant> times = new ArrayList<>(arrived.size());
-      for (Article article : arrived) {
-        int n = number(article.body(), prefix);
-        long micros = Duration.between(intended[n], article.createdAt()).toNanos() / 1000;
-        latencies.recordValue(Math.max(0, micros));
-        times.add(article.createdAt());
-      }
-      times.sort(null);
-      int lo = times.size() / 10;
-      int hi = Math.max(lo + 1, times.size() * 9 / 10);
-      double seconds =
-          Math.max(1e-3, Duration.between(times.get(lo), times.get(hi - 1)).toNanos() / 1e9);
-      double sustained = (hi - 1 - lo) / seconds;
-      bench.progress(id, phase + ": " + arrived.size() + " published", true);
-      return new Phase(offered, sustained, latencies);
-    }
-
-    private List<Article> arrivals(String prefix) {
-      List<Article> of = new ArrayList<>();
-      for (Article article : simulator.articles()) {
-        if (article.body().contains(prefix)) {
-          of.add(article);
-        }
-      }
-      return of;
-    }
-
-    private static int number(String body, String prefix) {
-      try {
-        JsonNode json = Json.mapper().readTree(body);
-        String articleId = json.path("articleId").asText();
-        return Integer.parseInt(articleId.substring(articleId.lastIndexOf('-') + 1));
-      } catch (IOException e) {
-        throw new IllegalStateException("unreadable article body: " + body, e);
-      }
-    }
-
-    @Override
-    public void close() {
-      senders.shutdownNow();
-      http.close();
-    }
   }
 }

@@ -1,7 +1,9 @@
 package io.herald.bench.suite;
 
 import io.herald.bench.cli.AuditBenchmark;
+import io.herald.bench.e2e.ConsumerScaleBenchmark;
 import io.herald.bench.e2e.EndToEndBenchmark;
+import io.herald.bench.e2e.MemoryOutageBenchmark;
 import io.herald.bench.writer.WriterPgbenchBenchmark;
 import io.herald.bench.writer.WriterSlotBenchmark;
 import java.io.PrintStream;
@@ -40,6 +42,8 @@ public final class BenchMain implements Callable<Integer> {
             new WriterSlotBenchmark(),
             new WriterPgbenchBenchmark(),
             new EndToEndBenchmark(),
+            new ConsumerScaleBenchmark(),
+            new MemoryOutageBenchmark(),
             new AuditBenchmark())) {
       all.put(scenario.id(), scenario);
     }

@@ -1,0 +1,270 @@
+package io.herald.bench.e2e;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.herald.bench.suite.Bench;
+import io.herald.common.json.Json;
+import io.herald.devstack.simulator.Article;
+import io.herald.devstack.simulator.DestinationSimulator;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Sends intents to the writer ({@code POST /v1/publications}, one article each, to {@code dest-a})
+ * and reads their arrivals at the destination simulator: the load of the scenarios that run the
+ * whole pipeline (B5, B6, B7). Article ids are {@code <run>-<phase>-<n>}, so each phase's arrivals
+ * are told apart. Sending and waiting for the arrivals are separate steps, so a scenario can send
+ * while the pipeline cannot deliver (B7's Kafka outage) and wait afterwards. Not thread-safe: one
+ * phase at a time.
+ */
+final class PublicationLoad implements AutoCloseable {
+
+  static final String DESTINATION = "dest-a";
+
+  /** How long {@link #measure(Sent, Bench, String)} waits for a phase's arrivals by default. */
+  static final Duration ARRIVAL_TIMEOUT = Duration.ofMinutes(5);
+
+  /** The intents of one phase: when each was meant to be sent, and the rate they were sent at. */
+  record Sent(String phase, Instant[] intended, double offeredRate) {
+
+    int count() {
+      return intended.length;
+    }
+  }
+
+  /** One phase's figures. */
+  record Phase(double offeredRate, double sustainedRate, Histogram latencies) {}
+
+  private final String run;
+  private final URI writer;
+  private final DestinationSimulator simulator;
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
+  private final ExecutorService senders = Executors.newVirtualThreadPerTaskExecutor();
+
+  /**
+   * @param run the first part of every article id ({@code b5}): unique to the scenario, since the
+   *     simulator may hold other scenarios' articles
+   */
+  PublicationLoad(String run, URI writer, DestinationSimulator simulator) {
+    this.run = run;
+    this.writer = writer;
+    this.simulator = simulator;
+  }
+
+  /** {@code count} intents from {@code clients} clients, each sending its next on an answer. */
+  Phase closedLoop(String phase, int count, int clients, Bench bench, String id) throws Exception {
+    return measure(sendClosedLoop(phase, count, clients), bench, id);
+  }
+
+  /** Intents at {@code rate} per second for {@code duration}, each at its scheduled moment. */
+  Phase openLoop(String phase, double rate, Duration duration, Bench bench, String id)
+      throws Exception {
+    return measure(sendOpenLoop(phase, rate, duration), bench, id);
+  }
+
+  /** Sends as {@link #closedLoop} does, without waiting for the arrivals. */
+  Sent sendClosedLoop(String phase, int count, int clients) throws Exception {
+    Instant[] intended = new Instant[count];
+    AtomicInteger next = new AtomicInteger();
+    long start = System.nanoTime();
+    List<Future<?>> running = new ArrayList<>();
+    for (int c = 0; c < clients; c++) {
+      running.add(
+          senders.submit(
+              () -> {
+                for (int i = next.getAndIncrement(); i < count; i = next.getAndIncrement()) {
+                  intended[i] = Instant.now();
+                  send(phase, i);
+                }
+                return null;
+              }));
+    }
+    for (Future<?> client : running) {
+      client.get(ARRIVAL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    }
+    return new Sent(phase, intended, count / ((System.nanoTime() - start) / 1e9));
+  }
+
+  /** Sends as {@link #openLoop} does, without waiting for the arrivals. */
+  Sent sendOpenLoop(String phase, double rate, Duration duration) throws Exception {
+    int count = (int) Math.max(1, rate * duration.toNanos() / 1e9);
+    Instant[] intended = new Instant[count];
+    Instant base = Instant.now();
+    long startNanos = System.nanoTime();
+    long stepNanos = (long) (1e9 / rate);
+    List<Future<?>> sends = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      long due = startNanos + i * stepNanos;
+      long wait = due - System.nanoTime();
+      if (wait > 0) {
+        // Pacing: the schedule is the point of an open loop.
+        TimeUnit.NANOSECONDS.sleep(wait);
+      }
+      intended[i] = base.plusNanos(i * stepNanos);
+      int n = i;
+      sends.add(
+          senders.submit(
+              () -> {
+                send(phase, n);
+                return null;
+              }));
+    }
+    for (Future<?> send : sends) {
+      send.get(ARRIVAL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    }
+    return new Sent(phase, intended, rate);
+  }
+
+  /** Waits up to {@link #ARRIVAL_TIMEOUT} until every intent of {@code sent} has arrived. */
+  Phase measure(Sent sent, Bench bench, String id) throws InterruptedException {
+    return measure(sent, ARRIVAL_TIMEOUT, bench, id);
+  }
+
+  /**
+   * Waits until every intent of {@code sent} has arrived; latencies count from the intended
+   * moments; the sustained rate is the arrival rate between the 10th and 90th percentile of
+   * arrivals (so neither the start nor the tail of the phase counts).
+   *
+   * @throws IllegalStateException if they have not all arrived within {@code timeout}
+   */
+  Phase measure(Sent sent, Duration timeout, Bench bench, String id) throws InterruptedException {
+    String phase = sent.phase();
+    Instant[] intended = sent.intended();
+    String prefix = prefix(phase);
+    long deadline = System.nanoTime() + timeout.toNanos();
+    List<Article> arrived;
+    while (true) {
+      arrived = arrivals(prefix);
+      if (arrived.size() >= intended.length) {
+        break;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            phase
+                + ": "
+                + arrived.size()
+                + " of "
+                + intended.length
+                + " arrived within "
+                + timeout);
+      }
+      bench.progress(
+          id, phase + ": " + arrived.size() + "/" + intended.length + " published", false);
+      // Nothing to wait on but the pipeline's work.
+      Thread.sleep(200);
+    }
+    Histogram latencies = new Histogram(3_600_000_000L, 3);
+    List<Instant> times = new ArrayList<>(arrived.size());
+    for (Article article : arrived) {
+      int n = number(article.body());
+      long micros = Duration.between(intended[n], article.createdAt()).toNanos() / 1000;
+      latencies.recordValue(Math.max(0, micros));
+      times.add(article.createdAt());
+    }
+    times.sort(null);
+    int lo = times.size() / 10;
+    int hi = Math.max(lo + 1, times.size() * 9 / 10);
+    double seconds =
+        Math.max(1e-3, Duration.between(times.get(lo), times.get(hi - 1)).toNanos() / 1e9);
+    double sustained = (hi - 1 - lo) / seconds;
+    bench.progress(id, phase + ": " + arrived.size() + " published", true);
+    return new Phase(sent.offeredRate(), sustained, latencies);
+  }
+
+  /**
+   * How many distinct articles of this run's {@code phases} the destination holds, and how many
+   * articles in all (a second article for one intent would be a duplicate publication).
+   */
+  record Arrivals(int distinct, int articles) {}
+
+  /** The articles of {@code phases} at the destination, counted. */
+  Arrivals count(List<String> phases) {
+    Set<String> ids = new HashSet<>();
+    int articles = 0;
+    for (String phase : phases) {
+      String prefix = prefix(phase);
+      for (Article article : arrivals(prefix)) {
+        articles++;
+        ids.add(phase + "-" + number(article.body()));
+      }
+    }
+    return new Arrivals(ids.size(), articles);
+  }
+
+  private void send(String phase, int n) throws IOException, InterruptedException {
+    String tenant = n % 2 == 0 ? "t1" : "t2";
+    String body =
+        "{\"articleId\":\""
+            + run
+            + "-"
+            + phase
+            + "-"
+            + n
+            + "\",\"revisionId\":\"r-1\",\"destination\":\""
+            + DESTINATION
+            + "\",\"content\":{\"title\":\"Benchmark article "
+            + n
+            + "\",\"body\":\"An article of about one hundred and twenty bytes.\"}}";
+    HttpRequest post =
+        HttpRequest.newBuilder(writer.resolve("/v1/publications"))
+            .header("Authorization", "Bearer demo-token-" + tenant)
+            .header("Content-Type", "application/json")
+            .timeout(Duration.ofSeconds(30))
+            .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
+            .build();
+    HttpResponse<String> response = http.send(post, HttpResponse.BodyHandlers.ofString());
+    if (response.statusCode() != 201) {
+      throw new IllegalStateException(
+          "the writer answered " + response.statusCode() + " to " + body + ": " + response.body());
+    }
+  }
+
+  private String prefix(String phase) {
+    return "\"articleId\":\"" + run + "-" + phase + "-";
+  }
+
+  private List<Article> arrivals(String prefix) {
+    List<Article> of = new ArrayList<>();
+    for (Article article : simulator.articles()) {
+      if (article.body().contains(prefix)) {
+        of.add(article);
+      }
+    }
+    return of;
+  }
+
+  private static int number(String body) {
+    try {
+      JsonNode json = Json.mapper().readTree(body);
+      String articleId = json.path("articleId").asText();
+      return Integer.parseInt(articleId.substring(articleId.lastIndexOf('-') + 1));
+    } catch (IOException e) {
+      throw new IllegalStateException("unreadable article body: " + body, e);
+    }
+  }
+
+  @Override
+  public void close() {
+    senders.shutdownNow();
+    http.close();
+  }
+}
