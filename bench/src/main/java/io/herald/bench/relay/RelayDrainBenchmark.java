@@ -23,17 +23,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.ListOffsetsResult;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
@@ -138,28 +132,35 @@ public final class RelayDrainBenchmark {
       for (Variant variant : VARIANTS) {
         for (int rowsPerTx : ROWS_PER_TX) {
           String recvSlot = "bench_recv_" + rowsPerTx + "_" + context.slot();
-          execute(
-              fixture, "SELECT pg_create_logical_replication_slot('" + recvSlot + "', 'pgoutput')");
+          Backlog.createSlot(fixture.dataSource(), recvSlot);
           long loadStart = System.nanoTime();
-          load(fixture, ROWS, rowsPerTx);
+          Backlog.load(fixture.dataSource(), ROWS, rowsPerTx);
           long loadMs = ms(loadStart);
-          String endLsn = query(fixture, "SELECT pg_current_wal_lsn()::text");
+          String endLsn = Backlog.currentLsn(fixture.dataSource());
           // Every writer.outbox row ever committed (earlier backlogs and latency runs included)
           // is one record on the topic once this backlog is drained.
           long target = Long.parseLong(query(fixture, "SELECT count(*) FROM writer.outbox"));
 
           Recv recv = pgRecvLogical(context, recvSlot, endLsn);
-          execute(fixture, "SELECT pg_drop_replication_slot('" + recvSlot + "')");
+          Backlog.dropSlot(fixture.dataSource(), recvSlot);
 
           RelayFixture.Relay relay = fixture.start(variant.settings(), variant.jvm());
           ProcessHandle handle = ProcessHandle.of(relay.pid()).orElseThrow();
           long started = System.nanoTime();
-          awaitEndOffsets(fixture, target - ROWS + 1, Duration.ofMinutes(5));
+          Backlog.awaitRecords(
+              context.bootstrapServers(),
+              fixture.publicationEvents,
+              target - ROWS + 1,
+              Duration.ofMinutes(5));
           long firstEvent = System.nanoTime();
           Duration cpuAtFirst = cpu(handle);
           Map<String, Long> threadsAtFirst = threadTicks(handle.pid());
           long[] boxAtFirst = boxTicks();
-          awaitEndOffsets(fixture, target, Duration.ofMinutes(30));
+          Backlog.awaitRecords(
+              context.bootstrapServers(),
+              fixture.publicationEvents,
+              target,
+              Duration.ofMinutes(30));
           long done = System.nanoTime();
           Duration cpuDrain = cpu(handle).minus(cpuAtFirst);
           Map<String, Long> threadsAtDone = threadTicks(handle.pid());
@@ -488,31 +489,6 @@ public final class RelayDrainBenchmark {
     return sorted.get((int) Math.min(sorted.size() - 1, Math.ceil(p * sorted.size()) - 1)) / 1e6;
   }
 
-  /** Loads the backlog server-side: {@code rowsPerTx} rows per committed transaction. */
-  private static void load(RelayFixture fixture, int rows, int rowsPerTx) throws Exception {
-    String block =
-        """
-        DO $$
-        BEGIN
-          FOR b IN 0..%d LOOP
-            INSERT INTO writer.outbox (id, aggregate_type, aggregate_id, event_type, tenant_id, payload)
-            SELECT gen_random_uuid(), 'publication', 't1/a-' || (g %% 50) || '/dest-a',
-                   'PublicationRequested', 't1',
-                   jsonb_build_object('seq', g, 'tenant', 't1', 'content', jsonb_build_object('title', 't' || g))
-            FROM generate_series(b * %d, b * %d + %d) g;
-            COMMIT;
-          END LOOP;
-        END $$
-        """
-            .formatted(rows / rowsPerTx - 1, rowsPerTx, rowsPerTx, rowsPerTx - 1);
-    try (Connection connection = fixture.dataSource().getConnection();
-        Statement statement = connection.createStatement()) {
-      connection.setAutoCommit(true);
-      statement.execute("SET synchronous_commit = off");
-      statement.execute(block);
-    }
-  }
-
   private record Recv(double seconds, double cpuSeconds) {}
 
   private static Recv pgRecvLogical(StackContext context, String slot, String endLsn)
@@ -550,44 +526,6 @@ public final class RelayDrainBenchmark {
         parts[parts.length - 3] + " " + parts[parts.length - 2] + " " + parts[parts.length - 1];
     String[] t = last.split(" ");
     return new Recv(Double.parseDouble(t[0]), Double.parseDouble(t[1]) + Double.parseDouble(t[2]));
-  }
-
-  /**
-   * Waits until the topic's partitions hold {@code target} records in all. Asks through the admin
-   * client: a consumer's end-offset lookups log a warning per partition per call.
-   */
-  private static void awaitEndOffsets(RelayFixture fixture, long target, Duration timeout)
-      throws InterruptedException, ExecutionException {
-    try (Admin admin =
-        Admin.create(
-            Map.of(
-                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                fixture.context().bootstrapServers()))) {
-      Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-      for (TopicPartitionInfo partition :
-          admin
-              .describeTopics(List.of(fixture.publicationEvents))
-              .allTopicNames()
-              .get()
-              .get(fixture.publicationEvents)
-              .partitions()) {
-        latest.put(
-            new TopicPartition(fixture.publicationEvents, partition.partition()),
-            OffsetSpec.latest());
-      }
-      long deadline = System.nanoTime() + timeout.toNanos();
-      while (System.nanoTime() < deadline) {
-        long sum =
-            admin.listOffsets(latest).all().get().values().stream()
-                .mapToLong(ListOffsetsResult.ListOffsetsResultInfo::offset)
-                .sum();
-        if (sum >= target) {
-          return;
-        }
-        Thread.sleep(50);
-      }
-      throw new AssertionError("topic did not reach " + target + " records within " + timeout);
-    }
   }
 
   private static List<TopicPartition> partitions(KafkaConsumer<?, ?> consumer, String topic) {
@@ -628,13 +566,6 @@ public final class RelayDrainBenchmark {
 
   private static long ms(long startNanos) {
     return (System.nanoTime() - startNanos) / 1_000_000;
-  }
-
-  private static void execute(RelayFixture fixture, String sql) throws Exception {
-    try (Connection connection = fixture.dataSource().getConnection();
-        Statement statement = connection.createStatement()) {
-      statement.execute(sql);
-    }
   }
 
   private static String query(RelayFixture fixture, String sql) throws Exception {
