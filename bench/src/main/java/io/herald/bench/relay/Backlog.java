@@ -46,7 +46,18 @@ public final class Backlog {
       "SELECT pg_create_logical_replication_slot(?, 'pgoutput')";
   private static final String DROP_SLOT =
       "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = ?";
+  private static final String SLOT_ACTIVE =
+      "SELECT active FROM pg_replication_slots WHERE slot_name = ?";
   private static final String CURRENT_LSN = "SELECT pg_current_wal_lsn()::text";
+
+  /**
+   * A transaction after the backlog on a table of the publication that no router publishes (the
+   * relay's heartbeat table): {@code pg_recvlogical --endpos} stops at the first message at or past
+   * its end position, and without one it would wait for the server's next keepalive.
+   */
+  private static final String END_MARK =
+      "INSERT INTO herald_relay.heartbeat (id, beat_at) VALUES ('bench-backlog-end', now())"
+          + " ON CONFLICT (id) DO UPDATE SET beat_at = EXCLUDED.beat_at";
 
   private Backlog() {}
 
@@ -89,13 +100,47 @@ public final class Backlog {
     }
   }
 
-  /** The server's current WAL position ({@code 0/1A2B3C4D}): a backlog's end. */
-  public static String currentLsn(DataSource dataSource) throws SQLException {
+  /**
+   * Waits until no walsender holds {@code slot} (its reader has gone and the server has ended the
+   * session), so the walsender's CPU is in the postmaster's reaped-children time.
+   *
+   * @throws IllegalStateException if it is still held after {@code timeout}
+   */
+  public static void awaitReleased(DataSource dataSource, String slot, Duration timeout)
+      throws SQLException, InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
     try (Connection connection = dataSource.getConnection();
-        Statement statement = connection.createStatement();
-        ResultSet row = statement.executeQuery(CURRENT_LSN)) {
-      row.next();
-      return row.getString(1);
+        var statement = connection.prepareStatement(SLOT_ACTIVE)) {
+      statement.setString(1, slot);
+      while (true) {
+        try (ResultSet row = statement.executeQuery()) {
+          if (!row.next() || !row.getBoolean(1)) {
+            return;
+          }
+        }
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("slot " + slot + " still active after " + timeout);
+        }
+        Thread.sleep(20); // polling the server's view of another process's session
+      }
+    }
+  }
+
+  /**
+   * The backlog's end: the server's current WAL position ({@code 0/1A2B3C4D}), then marked by a
+   * transaction past it ({@link #END_MARK}), so a reader told to stop there sees a message that
+   * ends it.
+   */
+  public static String markEnd(DataSource dataSource) throws SQLException {
+    try (Connection connection = dataSource.getConnection();
+        Statement statement = connection.createStatement()) {
+      String end;
+      try (ResultSet row = statement.executeQuery(CURRENT_LSN)) {
+        row.next();
+        end = row.getString(1);
+      }
+      statement.execute(END_MARK);
+      return end;
     }
   }
 

@@ -1,6 +1,6 @@
 package io.herald.bench.relay;
 
-import io.herald.devstack.PostgresServer;
+import io.herald.bench.suite.ProcessStats;
 import io.herald.devstack.StackContext;
 import io.herald.relay.RelayJvmOptions;
 import io.herald.relay.it.OutboxRows;
@@ -72,8 +72,6 @@ public final class RelayDrainBenchmark {
           .toList();
   private static final List<Variant> VARIANTS =
       Variant.parseAll(System.getProperty("herald.benchmark.variants", "shipped:"));
-  private static final String PG_RECVLOGICAL =
-      System.getProperty("herald.benchmark.pg_recvlogical", "/usr/bin/pg_recvlogical");
 
   /** A named set of relay property overrides and JVM options. */
   record Variant(String name, Map<String, String> settings, List<String> jvm) {
@@ -136,12 +134,13 @@ public final class RelayDrainBenchmark {
           long loadStart = System.nanoTime();
           Backlog.load(fixture.dataSource(), ROWS, rowsPerTx);
           long loadMs = ms(loadStart);
-          String endLsn = Backlog.currentLsn(fixture.dataSource());
+          String endLsn = Backlog.markEnd(fixture.dataSource());
           // Every writer.outbox row ever committed (earlier backlogs and latency runs included)
           // is one record on the topic once this backlog is drained.
           long target = Long.parseLong(query(fixture, "SELECT count(*) FROM writer.outbox"));
 
-          Recv recv = pgRecvLogical(context, recvSlot, endLsn);
+          ProcessStats.Finished recv =
+              PgRecvLogical.drain(context, recvSlot, endLsn, Duration.ofMinutes(30));
           Backlog.dropSlot(fixture.dataSource(), recvSlot);
 
           RelayFixture.Relay relay = fixture.start(variant.settings(), variant.jvm());
@@ -487,45 +486,6 @@ public final class RelayDrainBenchmark {
       return Double.NaN;
     }
     return sorted.get((int) Math.min(sorted.size() - 1, Math.ceil(p * sorted.size()) - 1)) / 1e6;
-  }
-
-  private record Recv(double seconds, double cpuSeconds) {}
-
-  private static Recv pgRecvLogical(StackContext context, String slot, String endLsn)
-      throws IOException, InterruptedException {
-    PostgresServer postgres = context.stack().postgres();
-    String conninfo =
-        "host=%s port=%d dbname=%s user=%s"
-            .formatted(postgres.host(), postgres.port(), context.database(), context.user());
-    Path times = Files.createTempFile("pg_recvlogical", ".time");
-    ProcessBuilder builder =
-        new ProcessBuilder(
-            "bash",
-            "-c",
-            "TIMEFORMAT='%R %U %S'; { time "
-                + PG_RECVLOGICAL
-                + " -d \"$CONNINFO\" --slot "
-                + slot
-                + " --start --no-loop --endpos "
-                + endLsn
-                + " -o proto_version=1 -o publication_names="
-                + context.publication()
-                + " -f /dev/null ; } 2> "
-                + times);
-    builder.environment().put("CONNINFO", conninfo);
-    builder.environment().put("PGPASSWORD", context.password());
-    builder.redirectErrorStream(true);
-    builder.redirectOutput(ProcessBuilder.Redirect.DISCARD);
-    Process process = builder.start();
-    if (!process.waitFor(30, TimeUnit.MINUTES)) {
-      process.destroyForcibly();
-      throw new AssertionError("pg_recvlogical did not finish");
-    }
-    String[] parts = Files.readString(times).strip().split("\\s+");
-    String last =
-        parts[parts.length - 3] + " " + parts[parts.length - 2] + " " + parts[parts.length - 1];
-    String[] t = last.split(" ");
-    return new Recv(Double.parseDouble(t[0]), Double.parseDouble(t[1]) + Double.parseDouble(t[2]));
   }
 
   private static List<TopicPartition> partitions(KafkaConsumer<?, ?> consumer, String topic) {

@@ -2,6 +2,7 @@ package io.herald.bench.suite;
 
 import io.herald.bench.cli.AuditBenchmark;
 import io.herald.bench.e2e.EndToEndBenchmark;
+import io.herald.bench.relay.RelayServerLimitBenchmark;
 import io.herald.bench.writer.WriterPgbenchBenchmark;
 import io.herald.bench.writer.WriterSlotBenchmark;
 import java.io.PrintStream;
@@ -37,6 +38,7 @@ public final class BenchMain implements Callable<Integer> {
     Map<String, Scenario> all = new LinkedHashMap<>();
     for (Scenario scenario :
         List.<Scenario>of(
+            new RelayServerLimitBenchmark(),
             new WriterSlotBenchmark(),
             new WriterPgbenchBenchmark(),
             new EndToEndBenchmark(),
