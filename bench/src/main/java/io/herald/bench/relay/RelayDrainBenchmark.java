@@ -3,32 +3,21 @@ package io.herald.bench.relay;
 import io.herald.bench.suite.ProcessStats;
 import io.herald.devstack.StackContext;
 import io.herald.relay.RelayJvmOptions;
-import io.herald.relay.it.OutboxRows;
 import io.herald.relay.it.RelayFixture;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * Benchmark, not a test: prints the figures of docs/benchmarks-history.md, "Relay: draining a
@@ -293,9 +282,6 @@ public final class RelayDrainBenchmark {
     }
   }
 
-  /** Latencies of one offered load, in nanoseconds, sorted; worst per second in milliseconds. */
-  private record Latencies(List<Long> sorted, java.util.SortedMap<Integer, Long> worstPerSecond) {}
-
   /**
    * Offers 1,000 events/s for 30 s, then 20 events/s for 20 s, then 2 events/s for 20 s, one row
    * per transaction; prints commit-to-Kafka latency, at 1,000 events/s of the last 15 s. The first
@@ -309,10 +295,10 @@ public final class RelayDrainBenchmark {
       RelayFixture fixture, RelayFixture.Relay relay, ProcessHandle handle) throws Exception {
     int warmUpSeconds = 15;
     String vacuum = awaitNoAutovacuum(fixture);
-    Latencies high = offered(fixture, 1_000, 30_000, warmUpSeconds);
-    Latencies low = offered(fixture, 20, 400, 0);
+    LiveLoad.Latencies high = LiveLoad.offer(fixture, 1_000, 30_000, warmUpSeconds);
+    LiveLoad.Latencies low = LiveLoad.offer(fixture, 20, 400, 0);
     // Half a second apart, each event meets a stream that has been quiet for a while.
-    Latencies rare = offered(fixture, 2, 40, 0);
+    LiveLoad.Latencies rare = LiveLoad.offer(fixture, 2, 40, 0);
     List<Long> latencies = high.sorted();
     java.util.SortedMap<Integer, Long> worstPerSecond = high.worstPerSecond();
     // Two idle windows: 0-10 s after the load still holds what the load left behind (JIT
@@ -342,17 +328,17 @@ public final class RelayDrainBenchmark {
         vacuum,
         latencies.size(),
         warmUpSeconds,
-        percentile(latencies, 0.50),
-        percentile(latencies, 0.99),
+        LiveLoad.percentile(latencies, 0.50),
+        LiveLoad.percentile(latencies, 0.99),
         latencies.isEmpty() ? Double.NaN : latencies.get(latencies.size() - 1) / 1e6,
         worstPerSecond.headMap(warmUpSeconds).values(),
         worstPerSecond.tailMap(warmUpSeconds).values(),
         low.sorted().size(),
-        percentile(low.sorted(), 0.50),
-        percentile(low.sorted(), 0.99),
+        LiveLoad.percentile(low.sorted(), 0.50),
+        LiveLoad.percentile(low.sorted(), 0.99),
         low.sorted().isEmpty() ? Double.NaN : low.sorted().get(low.sorted().size() - 1) / 1e6,
         rare.sorted().size(),
-        percentile(rare.sorted(), 0.50),
+        LiveLoad.percentile(rare.sorted(), 0.50),
         rare.sorted().isEmpty() ? Double.NaN : rare.sorted().get(rare.sorted().size() - 1) / 1e6,
         idle[0],
         idle[1]);
@@ -409,89 +395,6 @@ public final class RelayDrainBenchmark {
                     + " "
                     + figure.apply(e.getValue()))
         .collect(java.util.stream.Collectors.joining(", "));
-  }
-
-  private static Latencies offered(
-      RelayFixture fixture, int perSecond, int events, int warmUpSeconds) throws Exception {
-    Map<String, Long> committedAt = new ConcurrentHashMap<>();
-    List<Long> latencies = Collections.synchronizedList(new ArrayList<>());
-    java.util.SortedMap<Integer, Long> worstPerSecond = new java.util.TreeMap<>();
-    Map<String, Object> config = new HashMap<>();
-    config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, fixture.context().bootstrapServers());
-    config.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 5);
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      List<TopicPartition> partitions = partitions(consumer, fixture.publicationEvents);
-      consumer.assign(partitions);
-      consumer.seekToEnd(partitions);
-      partitions.forEach(consumer::position);
-      CompletableFuture<Void> writer =
-          CompletableFuture.runAsync(() -> offer(fixture, perSecond, events, committedAt));
-      Map<String, Long> arrivedAt = new HashMap<>();
-      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-      while (arrivedAt.size() < events && System.nanoTime() < deadline) {
-        for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(5))) {
-          long now = System.nanoTime();
-          arrivedAt.putIfAbsent(
-              new String(record.headers().lastHeader("id").value(), StandardCharsets.UTF_8), now);
-        }
-      }
-      writer.get(1, TimeUnit.MINUTES);
-      long first = committedAt.values().stream().mapToLong(Long::longValue).min().orElse(0);
-      arrivedAt.forEach(
-          (id, at) -> {
-            Long committed = committedAt.get(id);
-            if (committed != null) {
-              // Worst latency per second of the run: tells one long stall from many short ones.
-              int second = (int) ((committed - first) / 1_000_000_000L);
-              worstPerSecond.merge(second, (at - committed) / 1_000_000L, Math::max);
-              if (second >= warmUpSeconds) {
-                latencies.add(at - committed);
-              }
-            }
-          });
-    }
-    Collections.sort(latencies);
-    return new Latencies(latencies, worstPerSecond);
-  }
-
-  private static void offer(
-      RelayFixture fixture, int perSecond, int events, Map<String, Long> committedAt) {
-    String sql =
-        "INSERT INTO writer.outbox (id, aggregate_type, aggregate_id, event_type, tenant_id, payload)"
-            + " VALUES (?, 'publication', ?, 'PublicationRequested', 't1', ?::jsonb)";
-    try (Connection connection = fixture.dataSource().getConnection();
-        PreparedStatement insert = connection.prepareStatement(sql)) {
-      long start = System.nanoTime();
-      for (int i = 0; i < events; i++) {
-        long due = start + i * (1_000_000_000L / perSecond);
-        long wait = due - System.nanoTime();
-        if (wait > 0) {
-          TimeUnit.NANOSECONDS.sleep(wait);
-        }
-        java.util.UUID id = java.util.UUID.randomUUID();
-        insert.setObject(1, id);
-        insert.setString(2, OutboxRows.key(i, 50));
-        insert.setString(3, OutboxRows.payload(i));
-        insert.executeUpdate();
-        committedAt.put(id.toString(), System.nanoTime());
-      }
-    } catch (Exception e) {
-      throw new IllegalStateException("latency writer failed", e);
-    }
-  }
-
-  private static double percentile(List<Long> sorted, double p) {
-    if (sorted.isEmpty()) {
-      return Double.NaN;
-    }
-    return sorted.get((int) Math.min(sorted.size() - 1, Math.ceil(p * sorted.size()) - 1)) / 1e6;
-  }
-
-  private static List<TopicPartition> partitions(KafkaConsumer<?, ?> consumer, String topic) {
-    return consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-        .map(info -> new TopicPartition(topic, info.partition()))
-        .toList();
   }
 
   private static Duration cpu(ProcessHandle handle) {

@@ -164,23 +164,42 @@ public final class RelayServerLimitBenchmark implements Scenario {
     String bootstrap = fixture.context().bootstrapServers();
     String topic = fixture.publicationEvents;
     long onTopic = Backlog.records(bootstrap, topic);
+    try (RelayFixture.Relay relay = startRelay(fixture, slot)) {
+      Reader drain = intoTopic(bootstrap, topic, onTopic, rows, relay.pid(), timeout);
+      relay.terminate();
+      return drain;
+    }
+  }
+
+  /**
+   * A relay as in production (the shipped relay.properties, {@link RelayJvmOptions#recommended()})
+   * on {@code slot}, with an offsets topic of its own, so it starts as on a first deployment.
+   */
+  static RelayFixture.Relay startRelay(RelayFixture fixture, String slot) throws Exception {
     Map<String, String> overrides =
         Map.of(
             "debezium.source.slot.name",
             slot,
             "debezium.source.offset.storage.topic",
-            fixture.context().topic("b1-offsets-" + slot));
-    try (RelayFixture.Relay relay = fixture.start(overrides, RelayJvmOptions.recommended())) {
-      Backlog.awaitRecords(bootstrap, topic, onTopic + 1, FIRST_EVENT);
-      long first = System.nanoTime();
-      ProcessStats.Sample atFirst = sample(relay.pid());
-      Backlog.awaitRecords(bootstrap, topic, onTopic + rows, timeout);
-      long done = System.nanoTime();
-      ProcessStats.Sample atDone = sample(relay.pid());
-      relay.terminate();
-      return new Reader(
-          (done - first) / 1e9, atDone.cpuSeconds() - atFirst.cpuSeconds(), atDone.peakRssBytes());
-    }
+            fixture.context().topic("offsets-" + slot));
+    return fixture.start(overrides, RelayJvmOptions.recommended());
+  }
+
+  /**
+   * A drain into Kafka by process {@code pid}, started when {@code topic} held {@code onTopic}
+   * records: from its first record to its {@code rows}th, and its CPU over that span.
+   */
+  static Reader intoTopic(
+      String bootstrap, String topic, long onTopic, int rows, long pid, Duration timeout)
+      throws Exception {
+    Backlog.awaitRecords(bootstrap, topic, onTopic + 1, FIRST_EVENT);
+    long first = System.nanoTime();
+    ProcessStats.Sample atFirst = sample(pid);
+    Backlog.awaitRecords(bootstrap, topic, onTopic + rows, timeout);
+    long done = System.nanoTime();
+    ProcessStats.Sample atDone = sample(pid);
+    return new Reader(
+        (done - first) / 1e9, atDone.cpuSeconds() - atFirst.cpuSeconds(), atDone.peakRssBytes());
   }
 
   private static Reader bareDrain(StackContext context, String slot, int rows, Duration timeout)
@@ -199,9 +218,9 @@ public final class RelayServerLimitBenchmark implements Scenario {
     return new Reader(run.seconds(), run.cpuSeconds(), run.peakRssBytes());
   }
 
-  private static ProcessStats.Sample sample(long pid) {
+  static ProcessStats.Sample sample(long pid) {
     return ProcessStats.sample(pid, false)
-        .orElseThrow(() -> new IllegalStateException("relay " + pid + " is gone"));
+        .orElseThrow(() -> new IllegalStateException("process " + pid + " is gone"));
   }
 
   private ScenarioResult result(
@@ -288,7 +307,7 @@ public final class RelayServerLimitBenchmark implements Scenario {
     return new ScenarioResult(id(), title(), workload, HEADER, table, notes, plots, figures);
   }
 
-  private static double median(List<Double> values) {
+  static double median(List<Double> values) {
     List<Double> sorted = values.stream().sorted().toList();
     int n = sorted.size();
     return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;

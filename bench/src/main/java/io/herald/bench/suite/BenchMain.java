@@ -2,6 +2,7 @@ package io.herald.bench.suite;
 
 import io.herald.bench.cli.AuditBenchmark;
 import io.herald.bench.e2e.EndToEndBenchmark;
+import io.herald.bench.relay.ConnectBesideRelayBenchmark;
 import io.herald.bench.relay.RelayServerLimitBenchmark;
 import io.herald.bench.writer.WriterPgbenchBenchmark;
 import io.herald.bench.writer.WriterSlotBenchmark;
@@ -39,6 +40,7 @@ public final class BenchMain implements Callable<Integer> {
     for (Scenario scenario :
         List.<Scenario>of(
             new RelayServerLimitBenchmark(),
+            new ConnectBesideRelayBenchmark(),
             new WriterSlotBenchmark(),
             new WriterPgbenchBenchmark(),
             new EndToEndBenchmark(),
