@@ -102,6 +102,11 @@ public final class KafkaConnectStandalone {
           }
         });
     connector.setProperty("tasks.max", "1");
+    // Debezium's heartbeat records and the heartbeat table's change events go to topics of their
+    // own, which the relay drops and Connect publishes: Connect creates them as a deployment would
+    // (without, its producer blocks on their metadata and the task stalls).
+    connector.setProperty("topic.creation.default.partitions", "1");
+    connector.setProperty("topic.creation.default.replication.factor", "1");
 
     Path workerFile = write(worker, dir.resolve("worker.properties"));
     Path connectorFile = write(connector, dir.resolve("connector.properties"));
