@@ -33,11 +33,8 @@ class BareReaderIT {
 
   @Test
   void shouldCountTheBacklogsMessagesWhenReadingItsOwnSlot(StackContext context) throws Exception {
-    DataSource db = context.dataSource();
-    String slot = context.slot() + "_bare";
-    Backlog.createSlot(db, slot);
-    Backlog.load(db, 250, 25);
-    Backlog.load(db, 10, 1); // after the backlog: not to be read
+    String slot = slotBefore(context, "_bare", 250, 25);
+    Backlog.load(context.dataSource(), 10, 1); // after the backlog: not to be read
 
     BareReader.Count count = BareReader.read(source(context, slot), 250, STALL, () -> {});
 
@@ -46,15 +43,12 @@ class BareReaderIT {
     assertThat(count.commits()).isEqualTo(10);
     // Begin, commit and insert messages, plus the relation message before the first insert.
     assertThat(count.messages()).isEqualTo(250 + 2 * 10 + 1);
-    Backlog.dropSlot(db, slot);
+    Backlog.dropSlot(context.dataSource(), slot);
   }
 
   @Test
   void shouldPrintTheCountAndItsCostWhenRunAsAChildJvm(StackContext context) throws Exception {
-    DataSource db = context.dataSource();
-    String slot = context.slot() + "_child";
-    Backlog.createSlot(db, slot);
-    Backlog.load(db, 40, 1);
+    String slot = slotBefore(context, "_child", 40, 1);
 
     BareReader.ChildRun run =
         BareReader.inChildJvm(
@@ -67,7 +61,17 @@ class BareReaderIT {
     assertThat(run.count().inserts()).isEqualTo(40);
     assertThat(run.count().commits()).isEqualTo(40);
     assertThat(run.peakRssBytes()).isPositive();
-    Backlog.dropSlot(db, slot);
+    Backlog.dropSlot(context.dataSource(), slot);
+  }
+
+  /** A new slot, then a backlog of {@code rows} at {@code rowsPerTx} behind it. */
+  private static String slotBefore(StackContext context, String suffix, int rows, int rowsPerTx)
+      throws Exception {
+    DataSource db = context.dataSource();
+    String slot = context.slot() + suffix;
+    Backlog.createSlot(db, slot);
+    Backlog.load(db, rows, rowsPerTx);
+    return slot;
   }
 
   private static BareReader.Source source(StackContext context, String slot) {
