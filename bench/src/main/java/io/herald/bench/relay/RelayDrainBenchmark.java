@@ -1,40 +1,23 @@
 package io.herald.bench.relay;
 
-import io.herald.devstack.PostgresServer;
+import io.herald.bench.suite.ProcessStats;
 import io.herald.devstack.StackContext;
 import io.herald.relay.RelayJvmOptions;
-import io.herald.relay.it.OutboxRows;
 import io.herald.relay.it.RelayFixture;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.ListOffsetsResult;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.TopicPartitionInfo;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * Benchmark, not a test: prints the figures of docs/benchmarks-history.md, "Relay: draining a
@@ -78,8 +61,6 @@ public final class RelayDrainBenchmark {
           .toList();
   private static final List<Variant> VARIANTS =
       Variant.parseAll(System.getProperty("herald.benchmark.variants", "shipped:"));
-  private static final String PG_RECVLOGICAL =
-      System.getProperty("herald.benchmark.pg_recvlogical", "/usr/bin/pg_recvlogical");
 
   /** A named set of relay property overrides and JVM options. */
   record Variant(String name, Map<String, String> settings, List<String> jvm) {
@@ -138,28 +119,36 @@ public final class RelayDrainBenchmark {
       for (Variant variant : VARIANTS) {
         for (int rowsPerTx : ROWS_PER_TX) {
           String recvSlot = "bench_recv_" + rowsPerTx + "_" + context.slot();
-          execute(
-              fixture, "SELECT pg_create_logical_replication_slot('" + recvSlot + "', 'pgoutput')");
+          Backlog.createSlot(fixture.dataSource(), recvSlot);
           long loadStart = System.nanoTime();
-          load(fixture, ROWS, rowsPerTx);
+          Backlog.load(fixture.dataSource(), ROWS, rowsPerTx);
           long loadMs = ms(loadStart);
-          String endLsn = query(fixture, "SELECT pg_current_wal_lsn()::text");
+          String endLsn = Backlog.markEnd(fixture.dataSource());
           // Every writer.outbox row ever committed (earlier backlogs and latency runs included)
           // is one record on the topic once this backlog is drained.
           long target = Long.parseLong(query(fixture, "SELECT count(*) FROM writer.outbox"));
 
-          Recv recv = pgRecvLogical(context, recvSlot, endLsn);
-          execute(fixture, "SELECT pg_drop_replication_slot('" + recvSlot + "')");
+          ProcessStats.Finished recv =
+              PgRecvLogical.drain(context, recvSlot, endLsn, Duration.ofMinutes(30));
+          Backlog.dropSlot(fixture.dataSource(), recvSlot);
 
           RelayFixture.Relay relay = fixture.start(variant.settings(), variant.jvm());
           ProcessHandle handle = ProcessHandle.of(relay.pid()).orElseThrow();
           long started = System.nanoTime();
-          awaitEndOffsets(fixture, target - ROWS + 1, Duration.ofMinutes(5));
+          Backlog.awaitRecords(
+              context.bootstrapServers(),
+              fixture.publicationEvents,
+              target - ROWS + 1,
+              Duration.ofMinutes(5));
           long firstEvent = System.nanoTime();
           Duration cpuAtFirst = cpu(handle);
           Map<String, Long> threadsAtFirst = threadTicks(handle.pid());
           long[] boxAtFirst = boxTicks();
-          awaitEndOffsets(fixture, target, Duration.ofMinutes(30));
+          Backlog.awaitRecords(
+              context.bootstrapServers(),
+              fixture.publicationEvents,
+              target,
+              Duration.ofMinutes(30));
           long done = System.nanoTime();
           Duration cpuDrain = cpu(handle).minus(cpuAtFirst);
           Map<String, Long> threadsAtDone = threadTicks(handle.pid());
@@ -293,9 +282,6 @@ public final class RelayDrainBenchmark {
     }
   }
 
-  /** Latencies of one offered load, in nanoseconds, sorted; worst per second in milliseconds. */
-  private record Latencies(List<Long> sorted, java.util.SortedMap<Integer, Long> worstPerSecond) {}
-
   /**
    * Offers 1,000 events/s for 30 s, then 20 events/s for 20 s, then 2 events/s for 20 s, one row
    * per transaction; prints commit-to-Kafka latency, at 1,000 events/s of the last 15 s. The first
@@ -309,10 +295,10 @@ public final class RelayDrainBenchmark {
       RelayFixture fixture, RelayFixture.Relay relay, ProcessHandle handle) throws Exception {
     int warmUpSeconds = 15;
     String vacuum = awaitNoAutovacuum(fixture);
-    Latencies high = offered(fixture, 1_000, 30_000, warmUpSeconds);
-    Latencies low = offered(fixture, 20, 400, 0);
+    LiveLoad.Latencies high = LiveLoad.offer(fixture, 1_000, 30_000, warmUpSeconds);
+    LiveLoad.Latencies low = LiveLoad.offer(fixture, 20, 400, 0);
     // Half a second apart, each event meets a stream that has been quiet for a while.
-    Latencies rare = offered(fixture, 2, 40, 0);
+    LiveLoad.Latencies rare = LiveLoad.offer(fixture, 2, 40, 0);
     List<Long> latencies = high.sorted();
     java.util.SortedMap<Integer, Long> worstPerSecond = high.worstPerSecond();
     // Two idle windows: 0-10 s after the load still holds what the load left behind (JIT
@@ -342,17 +328,17 @@ public final class RelayDrainBenchmark {
         vacuum,
         latencies.size(),
         warmUpSeconds,
-        percentile(latencies, 0.50),
-        percentile(latencies, 0.99),
+        LiveLoad.percentile(latencies, 0.50),
+        LiveLoad.percentile(latencies, 0.99),
         latencies.isEmpty() ? Double.NaN : latencies.get(latencies.size() - 1) / 1e6,
         worstPerSecond.headMap(warmUpSeconds).values(),
         worstPerSecond.tailMap(warmUpSeconds).values(),
         low.sorted().size(),
-        percentile(low.sorted(), 0.50),
-        percentile(low.sorted(), 0.99),
+        LiveLoad.percentile(low.sorted(), 0.50),
+        LiveLoad.percentile(low.sorted(), 0.99),
         low.sorted().isEmpty() ? Double.NaN : low.sorted().get(low.sorted().size() - 1) / 1e6,
         rare.sorted().size(),
-        percentile(rare.sorted(), 0.50),
+        LiveLoad.percentile(rare.sorted(), 0.50),
         rare.sorted().isEmpty() ? Double.NaN : rare.sorted().get(rare.sorted().size() - 1) / 1e6,
         idle[0],
         idle[1]);
@@ -411,191 +397,6 @@ public final class RelayDrainBenchmark {
         .collect(java.util.stream.Collectors.joining(", "));
   }
 
-  private static Latencies offered(
-      RelayFixture fixture, int perSecond, int events, int warmUpSeconds) throws Exception {
-    Map<String, Long> committedAt = new ConcurrentHashMap<>();
-    List<Long> latencies = Collections.synchronizedList(new ArrayList<>());
-    java.util.SortedMap<Integer, Long> worstPerSecond = new java.util.TreeMap<>();
-    Map<String, Object> config = new HashMap<>();
-    config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, fixture.context().bootstrapServers());
-    config.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 5);
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      List<TopicPartition> partitions = partitions(consumer, fixture.publicationEvents);
-      consumer.assign(partitions);
-      consumer.seekToEnd(partitions);
-      partitions.forEach(consumer::position);
-      CompletableFuture<Void> writer =
-          CompletableFuture.runAsync(() -> offer(fixture, perSecond, events, committedAt));
-      Map<String, Long> arrivedAt = new HashMap<>();
-      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-      while (arrivedAt.size() < events && System.nanoTime() < deadline) {
-        for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(5))) {
-          long now = System.nanoTime();
-          arrivedAt.putIfAbsent(
-              new String(record.headers().lastHeader("id").value(), StandardCharsets.UTF_8), now);
-        }
-      }
-      writer.get(1, TimeUnit.MINUTES);
-      long first = committedAt.values().stream().mapToLong(Long::longValue).min().orElse(0);
-      arrivedAt.forEach(
-          (id, at) -> {
-            Long committed = committedAt.get(id);
-            if (committed != null) {
-              // Worst latency per second of the run: tells one long stall from many short ones.
-              int second = (int) ((committed - first) / 1_000_000_000L);
-              worstPerSecond.merge(second, (at - committed) / 1_000_000L, Math::max);
-              if (second >= warmUpSeconds) {
-                latencies.add(at - committed);
-              }
-            }
-          });
-    }
-    Collections.sort(latencies);
-    return new Latencies(latencies, worstPerSecond);
-  }
-
-  private static void offer(
-      RelayFixture fixture, int perSecond, int events, Map<String, Long> committedAt) {
-    String sql =
-        "INSERT INTO writer.outbox (id, aggregate_type, aggregate_id, event_type, tenant_id, payload)"
-            + " VALUES (?, 'publication', ?, 'PublicationRequested', 't1', ?::jsonb)";
-    try (Connection connection = fixture.dataSource().getConnection();
-        PreparedStatement insert = connection.prepareStatement(sql)) {
-      long start = System.nanoTime();
-      for (int i = 0; i < events; i++) {
-        long due = start + i * (1_000_000_000L / perSecond);
-        long wait = due - System.nanoTime();
-        if (wait > 0) {
-          TimeUnit.NANOSECONDS.sleep(wait);
-        }
-        java.util.UUID id = java.util.UUID.randomUUID();
-        insert.setObject(1, id);
-        insert.setString(2, OutboxRows.key(i, 50));
-        insert.setString(3, OutboxRows.payload(i));
-        insert.executeUpdate();
-        committedAt.put(id.toString(), System.nanoTime());
-      }
-    } catch (Exception e) {
-      throw new IllegalStateException("latency writer failed", e);
-    }
-  }
-
-  private static double percentile(List<Long> sorted, double p) {
-    if (sorted.isEmpty()) {
-      return Double.NaN;
-    }
-    return sorted.get((int) Math.min(sorted.size() - 1, Math.ceil(p * sorted.size()) - 1)) / 1e6;
-  }
-
-  /** Loads the backlog server-side: {@code rowsPerTx} rows per committed transaction. */
-  private static void load(RelayFixture fixture, int rows, int rowsPerTx) throws Exception {
-    String block =
-        """
-        DO $$
-        BEGIN
-          FOR b IN 0..%d LOOP
-            INSERT INTO writer.outbox (id, aggregate_type, aggregate_id, event_type, tenant_id, payload)
-            SELECT gen_random_uuid(), 'publication', 't1/a-' || (g %% 50) || '/dest-a',
-                   'PublicationRequested', 't1',
-                   jsonb_build_object('seq', g, 'tenant', 't1', 'content', jsonb_build_object('title', 't' || g))
-            FROM generate_series(b * %d, b * %d + %d) g;
-            COMMIT;
-          END LOOP;
-        END $$
-        """
-            .formatted(rows / rowsPerTx - 1, rowsPerTx, rowsPerTx, rowsPerTx - 1);
-    try (Connection connection = fixture.dataSource().getConnection();
-        Statement statement = connection.createStatement()) {
-      connection.setAutoCommit(true);
-      statement.execute("SET synchronous_commit = off");
-      statement.execute(block);
-    }
-  }
-
-  private record Recv(double seconds, double cpuSeconds) {}
-
-  private static Recv pgRecvLogical(StackContext context, String slot, String endLsn)
-      throws IOException, InterruptedException {
-    PostgresServer postgres = context.stack().postgres();
-    String conninfo =
-        "host=%s port=%d dbname=%s user=%s"
-            .formatted(postgres.host(), postgres.port(), context.database(), context.user());
-    Path times = Files.createTempFile("pg_recvlogical", ".time");
-    ProcessBuilder builder =
-        new ProcessBuilder(
-            "bash",
-            "-c",
-            "TIMEFORMAT='%R %U %S'; { time "
-                + PG_RECVLOGICAL
-                + " -d \"$CONNINFO\" --slot "
-                + slot
-                + " --start --no-loop --endpos "
-                + endLsn
-                + " -o proto_version=1 -o publication_names="
-                + context.publication()
-                + " -f /dev/null ; } 2> "
-                + times);
-    builder.environment().put("CONNINFO", conninfo);
-    builder.environment().put("PGPASSWORD", context.password());
-    builder.redirectErrorStream(true);
-    builder.redirectOutput(ProcessBuilder.Redirect.DISCARD);
-    Process process = builder.start();
-    if (!process.waitFor(30, TimeUnit.MINUTES)) {
-      process.destroyForcibly();
-      throw new AssertionError("pg_recvlogical did not finish");
-    }
-    String[] parts = Files.readString(times).strip().split("\\s+");
-    String last =
-        parts[parts.length - 3] + " " + parts[parts.length - 2] + " " + parts[parts.length - 1];
-    String[] t = last.split(" ");
-    return new Recv(Double.parseDouble(t[0]), Double.parseDouble(t[1]) + Double.parseDouble(t[2]));
-  }
-
-  /**
-   * Waits until the topic's partitions hold {@code target} records in all. Asks through the admin
-   * client: a consumer's end-offset lookups log a warning per partition per call.
-   */
-  private static void awaitEndOffsets(RelayFixture fixture, long target, Duration timeout)
-      throws InterruptedException, ExecutionException {
-    try (Admin admin =
-        Admin.create(
-            Map.of(
-                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                fixture.context().bootstrapServers()))) {
-      Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-      for (TopicPartitionInfo partition :
-          admin
-              .describeTopics(List.of(fixture.publicationEvents))
-              .allTopicNames()
-              .get()
-              .get(fixture.publicationEvents)
-              .partitions()) {
-        latest.put(
-            new TopicPartition(fixture.publicationEvents, partition.partition()),
-            OffsetSpec.latest());
-      }
-      long deadline = System.nanoTime() + timeout.toNanos();
-      while (System.nanoTime() < deadline) {
-        long sum =
-            admin.listOffsets(latest).all().get().values().stream()
-                .mapToLong(ListOffsetsResult.ListOffsetsResultInfo::offset)
-                .sum();
-        if (sum >= target) {
-          return;
-        }
-        Thread.sleep(50);
-      }
-      throw new AssertionError("topic did not reach " + target + " records within " + timeout);
-    }
-  }
-
-  private static List<TopicPartition> partitions(KafkaConsumer<?, ?> consumer, String topic) {
-    return consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-        .map(info -> new TopicPartition(topic, info.partition()))
-        .toList();
-  }
-
   private static Duration cpu(ProcessHandle handle) {
     Optional<Duration> total = handle.info().totalCpuDuration();
     return total.orElse(Duration.ZERO);
@@ -628,13 +429,6 @@ public final class RelayDrainBenchmark {
 
   private static long ms(long startNanos) {
     return (System.nanoTime() - startNanos) / 1_000_000;
-  }
-
-  private static void execute(RelayFixture fixture, String sql) throws Exception {
-    try (Connection connection = fixture.dataSource().getConnection();
-        Statement statement = connection.createStatement()) {
-      statement.execute(sql);
-    }
   }
 
   private static String query(RelayFixture fixture, String sql) throws Exception {

@@ -4,6 +4,8 @@ import io.herald.bench.cli.AuditBenchmark;
 import io.herald.bench.e2e.ConsumerScaleBenchmark;
 import io.herald.bench.e2e.EndToEndBenchmark;
 import io.herald.bench.e2e.MemoryOutageBenchmark;
+import io.herald.bench.relay.ConnectBesideRelayBenchmark;
+import io.herald.bench.relay.RelayServerLimitBenchmark;
 import io.herald.bench.writer.WriterPgbenchBenchmark;
 import io.herald.bench.writer.WriterSlotBenchmark;
 import java.io.PrintStream;
@@ -39,6 +41,8 @@ public final class BenchMain implements Callable<Integer> {
     Map<String, Scenario> all = new LinkedHashMap<>();
     for (Scenario scenario :
         List.<Scenario>of(
+            new RelayServerLimitBenchmark(),
+            new ConnectBesideRelayBenchmark(),
             new WriterSlotBenchmark(),
             new WriterPgbenchBenchmark(),
             new EndToEndBenchmark(),

@@ -8,21 +8,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * PostgreSQL's {@code pgbench} (Debian package postgresql-client) as the benchmarks' peer: runs a
  * custom script ({@code -f}) against a database of the stack and reads its rate and its own CPU and
- * memory. Found on the {@code PATH}, else in {@code /usr/lib/postgresql/<version>/bin}.
+ * memory. Found by {@link PostgresClientTools}.
  */
 public final class Pgbench {
 
-  private static final Path DEBIAN_VERSIONS = Path.of("/usr/lib/postgresql");
   private static final Pattern TPS = Pattern.compile("tps = ([0-9.]+)");
   private static final Pattern TRANSACTIONS =
       Pattern.compile("number of transactions actually processed: ([0-9]+)");
@@ -38,44 +35,12 @@ public final class Pgbench {
 
   /** The pgbench binary; fails naming the package to install when there is none. */
   public static Path locate() {
-    return locate(System.getenv("PATH"), DEBIAN_VERSIONS)
-        .orElseThrow(
-            () ->
-                new IllegalStateException(
-                    "pgbench not found on the PATH nor in "
-                        + DEBIAN_VERSIONS
-                        + "/*/bin: install the Debian package postgresql-client"
-                        + " (apt-get install postgresql-client)"));
+    return PostgresClientTools.locate("pgbench");
   }
 
-  /**
-   * The first executable {@code pgbench} of {@code path} (colon-separated directories), else that
-   * of the highest version under {@code debianVersions}.
-   */
+  /** {@link PostgresClientTools#locate(String, String, Path)} of pgbench. */
   static Optional<Path> locate(String path, Path debianVersions) {
-    if (path != null) {
-      for (String dir : path.split(":")) {
-        if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "pgbench"))) {
-          return Optional.of(Path.of(dir, "pgbench"));
-        }
-      }
-    }
-    if (!Files.isDirectory(debianVersions)) {
-      return Optional.empty();
-    }
-    try (Stream<Path> versions = Files.list(debianVersions)) {
-      return versions
-          .map(version -> version.resolve("bin").resolve("pgbench"))
-          .filter(Files::isExecutable)
-          .max(Comparator.comparing(Pgbench::majorVersion));
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot list " + debianVersions, e);
-    }
-  }
-
-  private static int majorVersion(Path binary) {
-    String version = binary.getParent().getParent().getFileName().toString();
-    return version.matches("[0-9]+") ? Integer.parseInt(version) : -1;
+    return PostgresClientTools.locate("pgbench", path, debianVersions);
   }
 
   /**

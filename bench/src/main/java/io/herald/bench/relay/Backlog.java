@@ -1,0 +1,203 @@
+package io.herald.bench.relay;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import javax.sql.DataSource;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
+
+/**
+ * A backlog for the relay drains: outbox rows loaded server-side in transactions of a given size,
+ * pgoutput slots created before it (so every reader reads the same WAL), and the topic's record
+ * count, by which a drain into Kafka is seen to end. Stateless; each call opens its own connection
+ * or client.
+ */
+public final class Backlog {
+
+  /** One {@code DO} block: {@code %d} loops, each inserting rows and committing. */
+  private static final String LOAD =
+      """
+      DO $$
+      BEGIN
+        FOR b IN 0..%d LOOP
+          INSERT INTO writer.outbox (id, aggregate_type, aggregate_id, event_type, tenant_id, payload)
+          SELECT gen_random_uuid(), 'publication', 't1/a-' || (g %% 50) || '/dest-a',
+                 'PublicationRequested', 't1',
+                 jsonb_build_object('seq', g, 'tenant', 't1', 'content', jsonb_build_object('title', 't' || g))
+          FROM generate_series(b * %d, b * %d + %d) g;
+          COMMIT;
+        END LOOP;
+      END $$
+      """;
+
+  private static final String CREATE_SLOT =
+      "SELECT pg_create_logical_replication_slot(?, 'pgoutput')";
+  private static final String DROP_SLOT =
+      "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = ?";
+  private static final String SLOT_ACTIVE =
+      "SELECT active FROM pg_replication_slots WHERE slot_name = ?";
+  private static final String CURRENT_LSN = "SELECT pg_current_wal_lsn()::text";
+
+  /**
+   * A transaction after the backlog on a table of the publication that no router publishes (the
+   * relay's heartbeat table): {@code pg_recvlogical --endpos} stops at the first message at or past
+   * its end position, and without one it would wait for the server's next keepalive.
+   */
+  private static final String END_MARK =
+      "INSERT INTO herald_relay.heartbeat (id, beat_at) VALUES ('bench-backlog-end', now())"
+          + " ON CONFLICT (id) DO UPDATE SET beat_at = EXCLUDED.beat_at";
+
+  private Backlog() {}
+
+  /**
+   * Loads {@code rows} outbox rows, {@code rowsPerTx} per committed transaction, in one server-side
+   * block (no client round trip per transaction), with {@code synchronous_commit=off} as a bulk
+   * load would.
+   *
+   * @throws IllegalArgumentException if {@code rows} is not a multiple of {@code rowsPerTx}
+   */
+  public static void load(DataSource dataSource, int rows, int rowsPerTx) throws SQLException {
+    if (rowsPerTx < 1 || rows < rowsPerTx || rows % rowsPerTx != 0) {
+      throw new IllegalArgumentException(
+          "rows (" + rows + ") must be a positive multiple of rowsPerTx (" + rowsPerTx + ")");
+    }
+    String block = LOAD.formatted(rows / rowsPerTx - 1, rowsPerTx, rowsPerTx, rowsPerTx - 1);
+    try (Connection connection = dataSource.getConnection();
+        Statement statement = connection.createStatement()) {
+      connection.setAutoCommit(true);
+      statement.execute("SET synchronous_commit = off");
+      statement.execute(block);
+    }
+  }
+
+  /** Creates a pgoutput slot at the current WAL position. */
+  public static void createSlot(DataSource dataSource, String slot) throws SQLException {
+    try (Connection connection = dataSource.getConnection();
+        var statement = connection.prepareStatement(CREATE_SLOT)) {
+      statement.setString(1, slot);
+      statement.execute();
+    }
+  }
+
+  /** Drops the slot if it exists (its reader must have disconnected). */
+  public static void dropSlot(DataSource dataSource, String slot) throws SQLException {
+    try (Connection connection = dataSource.getConnection();
+        var statement = connection.prepareStatement(DROP_SLOT)) {
+      statement.setString(1, slot);
+      statement.execute();
+    }
+  }
+
+  /**
+   * Waits until no walsender holds {@code slot} (its reader has gone and the server has ended the
+   * session), so the walsender's CPU is in the postmaster's reaped-children time.
+   *
+   * @throws IllegalStateException if it is still held after {@code timeout}
+   */
+  public static void awaitReleased(DataSource dataSource, String slot, Duration timeout)
+      throws SQLException, InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    try (Connection connection = dataSource.getConnection();
+        var statement = connection.prepareStatement(SLOT_ACTIVE)) {
+      statement.setString(1, slot);
+      while (true) {
+        try (ResultSet row = statement.executeQuery()) {
+          if (!row.next() || !row.getBoolean(1)) {
+            return;
+          }
+        }
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("slot " + slot + " still active after " + timeout);
+        }
+        Thread.sleep(20); // polling the server's view of another process's session
+      }
+    }
+  }
+
+  /**
+   * The backlog's end: the server's current WAL position ({@code 0/1A2B3C4D}), then marked by a
+   * transaction past it ({@link #END_MARK}), so a reader told to stop there sees a message that
+   * ends it.
+   */
+  public static String markEnd(DataSource dataSource) throws SQLException {
+    try (Connection connection = dataSource.getConnection();
+        Statement statement = connection.createStatement()) {
+      String end;
+      try (ResultSet row = statement.executeQuery(CURRENT_LSN)) {
+        row.next();
+        end = row.getString(1);
+      }
+      statement.execute(END_MARK);
+      return end;
+    }
+  }
+
+  /**
+   * The records of {@code topic}, its partitions' end offsets summed. Asks through the admin
+   * client: a consumer's end-offset lookups log a warning per partition per call.
+   */
+  public static long records(String bootstrapServers, String topic)
+      throws InterruptedException, ExecutionException {
+    try (Admin admin = admin(bootstrapServers)) {
+      return records(admin, latest(admin, topic));
+    }
+  }
+
+  /**
+   * Waits until {@code topic}'s partitions hold {@code target} records in all, polling every 50 ms.
+   *
+   * @throws IllegalStateException if they do not within {@code timeout}
+   */
+  public static void awaitRecords(
+      String bootstrapServers, String topic, long target, Duration timeout)
+      throws InterruptedException, ExecutionException {
+    try (Admin admin = admin(bootstrapServers)) {
+      Map<TopicPartition, OffsetSpec> latest = latest(admin, topic);
+      long deadline = System.nanoTime() + timeout.toNanos();
+      long seen = 0;
+      while (System.nanoTime() < deadline) {
+        seen = records(admin, latest);
+        if (seen >= target) {
+          return;
+        }
+        Thread.sleep(50); // polling the broker's offsets: the condition is on another process
+      }
+      throw new IllegalStateException(
+          "topic " + topic + " held " + seen + " of " + target + " records after " + timeout);
+    }
+  }
+
+  private static Admin admin(String bootstrapServers) {
+    return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers));
+  }
+
+  private static Map<TopicPartition, OffsetSpec> latest(Admin admin, String topic)
+      throws InterruptedException, ExecutionException {
+    TopicDescription description =
+        admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+    Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+    for (TopicPartitionInfo partition : description.partitions()) {
+      latest.put(new TopicPartition(topic, partition.partition()), OffsetSpec.latest());
+    }
+    return latest;
+  }
+
+  private static long records(Admin admin, Map<TopicPartition, OffsetSpec> latest)
+      throws InterruptedException, ExecutionException {
+    return admin.listOffsets(latest).all().get().values().stream()
+        .mapToLong(ListOffsetsResult.ListOffsetsResultInfo::offset)
+        .sum();
+  }
+}

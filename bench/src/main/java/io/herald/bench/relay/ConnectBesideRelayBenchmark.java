@@ -1,0 +1,337 @@
+package io.herald.bench.relay;
+
+import io.herald.bench.suite.Bench;
+import io.herald.bench.suite.Charts;
+import io.herald.bench.suite.ProcessStats;
+import io.herald.bench.suite.Scenario;
+import io.herald.bench.suite.ScenarioResult;
+import io.herald.devstack.StackContext;
+import io.herald.devstack.process.ChildJvm;
+import io.herald.relay.RelayJvmOptions;
+import io.herald.relay.it.RelayFixture;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import javax.sql.DataSource;
+
+/**
+ * B2: the relay beside what users would otherwise deploy, Kafka Connect standalone running stock
+ * Debezium's PostgreSQL connector with the relay's settings and EventRouters ({@link
+ * KafkaConnectStandalone}), once with Kafka's stock JVM options and once with the relay's. Each
+ * round, for every side in an order that rotates with the round: (a) the drain of the same backlog
+ * (one slot per side made before it); then, each on a fresh slot, (b) open-loop live load at 1,000
+ * events/s ({@link LiveLoad}: commit to arrival at a consumer) with the CPU it costs, and (c) the
+ * idle CPU over a fixed window after it, and peak RSS.
+ */
+public final class ConnectBesideRelayBenchmark implements Scenario {
+
+  private static final String TITLE =
+      "relay beside Kafka Connect standalone running the same Debezium connector and EventRouter,"
+          + " stock JVM and the relay's JVM options";
+  private static final String RELAY = "relay";
+  private static final String CONNECT = "Connect, stock JVM";
+  private static final String CONNECT_RELAY_JVM = "Connect, relay's JVM options, 512 MiB heap";
+
+  /**
+   * The relay's JVM options with a 512 MiB heap: at the relay's 160 MiB the worker runs out of heap
+   * while it scans the class path for plugins, before its connector starts.
+   */
+  private static final List<String> RELAY_JVM_FOR_CONNECT =
+      java.util.stream.Stream.concat(
+              RelayJvmOptions.recommended().stream()
+                  .filter(
+                      o -> !o.startsWith("-Xms") && !o.startsWith("-Xmx") && !o.startsWith("-Xmn")),
+              java.util.stream.Stream.of("-Xms512m", "-Xmx512m"))
+          .toList();
+
+  private static final List<String> SIDES = List.of(RELAY, CONNECT, CONNECT_RELAY_JVM);
+  private static final int ROWS_PER_TX = 100;
+  private static final int LIVE_RATE = 1_000;
+  private static final Duration STREAMING = Duration.ofMinutes(3);
+  private static final List<String> HEADER =
+      List.of(
+          "side",
+          "drain events/s per round",
+          "median drain events/s",
+          "drain CPU s per 1,000 events",
+          "p50 / p99 ms at 1,000 ev/s",
+          "CPU s per 1,000 events at 1,000 ev/s",
+          "idle CPU, % of a core",
+          "peak RSS MiB");
+
+  /** How a side stops: SIGTERM and a wait. */
+  private interface Stop {
+    void run() throws InterruptedException;
+  }
+
+  /** A running side: its process and how to stop it. */
+  private record Running(long pid, Stop stop) implements AutoCloseable {
+    @Override
+    public void close() throws InterruptedException {
+      stop.run();
+    }
+  }
+
+  /** One side's figures of one round. */
+  private record Round(
+      RelayServerLimitBenchmark.Reader drain,
+      LiveLoad.Latencies live,
+      double liveCpuSeconds,
+      int liveEvents,
+      double idleCpuShare,
+      long peakRssBytes) {}
+
+  @Override
+  public String id() {
+    return "B2";
+  }
+
+  @Override
+  public String title() {
+    return TITLE;
+  }
+
+  @Override
+  public ScenarioResult run(Bench bench) throws Exception {
+    int rows = bench.pick(1_000_000, 20_000);
+    int rounds = bench.pick(3, 1);
+    int liveSeconds = bench.pick(40, 10);
+    int warmUpSeconds = bench.pick(10, 3);
+    int idleSeconds = bench.pick(10, 5);
+    Duration timeout = bench.pick(Duration.ofMinutes(30), Duration.ofMinutes(5));
+    StackContext context = StackContext.create(ConnectBesideRelayBenchmark.class);
+    RelayFixture fixture = new RelayFixture(context, "b2");
+    DataSource db = fixture.dataSource();
+    Backlog.dropSlot(db, context.slot()); // each side has its own slots
+    String bootstrap = context.bootstrapServers();
+    String topic = fixture.publicationEvents;
+    Map<String, List<Round>> results = new LinkedHashMap<>();
+    int run = 0;
+    for (int round = 1; round <= rounds; round++) {
+      List<String> order = new ArrayList<>(SIDES);
+      Collections.rotate(order, -(round - 1));
+      Map<String, String> slots = new LinkedHashMap<>();
+      for (String side : order) {
+        String slot = context.slot() + "_" + ++run;
+        slots.put(side, slot);
+        Backlog.createSlot(db, slot);
+      }
+      bench.progress(
+          id(),
+          String.format(Locale.ROOT, "round %d/%d: loading %,d rows", round, rounds, rows),
+          true);
+      Backlog.load(db, rows, ROWS_PER_TX);
+      Backlog.markEnd(db);
+      Map<String, RelayServerLimitBenchmark.Reader> drains = new LinkedHashMap<>();
+      for (String side : order) {
+        bench.progress(id(), "round " + round + ": drain with " + side, true);
+        long onTopic = Backlog.records(bootstrap, topic);
+        try (Running running = start(side, fixture, slots.get(side))) {
+          drains.put(
+              side,
+              RelayServerLimitBenchmark.intoTopic(
+                  bootstrap, topic, onTopic, rows, running.pid(), timeout));
+        }
+        Backlog.awaitReleased(db, slots.get(side), STREAMING);
+        Backlog.dropSlot(db, slots.get(side));
+        bench.progress(
+            id(),
+            String.format(Locale.ROOT, "  %.0f events/s", rows / drains.get(side).seconds()),
+            true);
+      }
+      for (String side : order) {
+        bench.progress(id(), "round " + round + ": live load and idle with " + side, true);
+        String slot = context.slot() + "_" + ++run;
+        Backlog.createSlot(db, slot);
+        try (Running running = start(side, fixture, slot)) {
+          // Streaming once a probe row has arrived.
+          long onTopic = Backlog.records(bootstrap, topic);
+          Backlog.load(db, 1, 1);
+          Backlog.awaitRecords(bootstrap, topic, onTopic + 1, STREAMING);
+          ProcessStats.Sample beforeLive = RelayServerLimitBenchmark.sample(running.pid());
+          LiveLoad.Latencies live =
+              LiveLoad.offer(fixture, LIVE_RATE, LIVE_RATE * liveSeconds, warmUpSeconds);
+          ProcessStats.Sample afterLive = RelayServerLimitBenchmark.sample(running.pid());
+          long idleStart = System.nanoTime();
+          Thread.sleep(Duration.ofSeconds(idleSeconds)); // the idle window measured
+          ProcessStats.Sample afterIdle = RelayServerLimitBenchmark.sample(running.pid());
+          double idleShare =
+              (afterIdle.cpuSeconds() - afterLive.cpuSeconds())
+                  / ((System.nanoTime() - idleStart) / 1e9);
+          results
+              .computeIfAbsent(side, k -> new ArrayList<>())
+              .add(
+                  new Round(
+                      drains.get(side),
+                      live,
+                      afterLive.cpuSeconds() - beforeLive.cpuSeconds(),
+                      LIVE_RATE * liveSeconds,
+                      idleShare,
+                      Math.max(drains.get(side).peakRssBytes(), afterIdle.peakRssBytes())));
+        }
+        Backlog.awaitReleased(db, slot, STREAMING);
+        Backlog.dropSlot(db, slot);
+      }
+    }
+    return result(bench, results, rows, rounds, liveSeconds, warmUpSeconds, idleSeconds);
+  }
+
+  private static Running start(String side, RelayFixture fixture, String slot) throws Exception {
+    if (side.equals(RELAY)) {
+      RelayFixture.Relay relay = RelayServerLimitBenchmark.startRelay(fixture, slot);
+      return new Running(relay.pid(), relay::terminate);
+    }
+    List<String> jvm =
+        side.equals(CONNECT) ? KafkaConnectStandalone.STOCK_JVM : RELAY_JVM_FOR_CONNECT;
+    ChildJvm connect =
+        KafkaConnectStandalone.start(
+            fixture, slot, jvm, Path.of("target", "bench-logs", "b2-" + slot));
+    return new Running(
+        connect.pid(),
+        () -> {
+          if (connect.stop(ChildJvm.DEFAULT_GRACE).isEmpty()) {
+            connect.kill();
+          }
+        });
+  }
+
+  private ScenarioResult result(
+      Bench bench,
+      Map<String, List<Round>> results,
+      int rows,
+      int rounds,
+      int liveSeconds,
+      int warmUpSeconds,
+      int idleSeconds) {
+    List<List<String>> table = new ArrayList<>();
+    Map<String, Double> figures = new LinkedHashMap<>();
+    Map<String, Double> bars = new LinkedHashMap<>();
+    for (String side : SIDES) {
+      List<Round> runs = results.get(side);
+      List<Double> rates = runs.stream().map(r -> rows / r.drain().seconds()).toList();
+      double drainCpu =
+          runs.stream().mapToDouble(r -> r.drain().cpuSeconds()).sum()
+              * 1000
+              / ((long) rows * runs.size());
+      List<Long> latencies = new ArrayList<>();
+      runs.forEach(r -> latencies.addAll(r.live().sorted()));
+      Collections.sort(latencies);
+      double p50 = LiveLoad.percentile(latencies, 0.50);
+      double p99 = LiveLoad.percentile(latencies, 0.99);
+      double liveCpu =
+          runs.stream().mapToDouble(Round::liveCpuSeconds).sum()
+              * 1000
+              / runs.stream().mapToLong(Round::liveEvents).sum();
+      double idle =
+          RelayServerLimitBenchmark.median(runs.stream().map(Round::idleCpuShare).toList());
+      long peak = runs.stream().mapToLong(Round::peakRssBytes).max().orElse(0);
+      double median = RelayServerLimitBenchmark.median(rates);
+      table.add(
+          List.of(
+              side,
+              String.join(
+                  ", ", rates.stream().map(r -> String.format(Locale.ROOT, "%,.0f", r)).toList()),
+              String.format(Locale.ROOT, "%,.0f", median),
+              String.format(Locale.ROOT, "%.3f", drainCpu),
+              String.format(Locale.ROOT, "%.1f / %.1f", p50, p99),
+              String.format(Locale.ROOT, "%.3f", liveCpu),
+              String.format(Locale.ROOT, "%.1f", idle * 100),
+              Long.toString(peak >> 20)));
+      String key =
+          side.equals(RELAY) ? "relay" : side.equals(CONNECT) ? "connect" : "connect_relay_jvm";
+      figures.put("drain_events_per_second_" + key, median);
+      figures.put("drain_cpu_s_per_1000_" + key, drainCpu);
+      figures.put("p99_ms_at_1000_" + key, p99);
+      figures.put("live_cpu_s_per_1000_" + key, liveCpu);
+      figures.put("idle_cpu_share_" + key, idle);
+      figures.put("peak_rss_mib_" + key, (double) (peak >> 20));
+      bars.put(side, median);
+    }
+    List<String> notes = new ArrayList<>();
+    ratio(notes, figures, "Drain, relay / stock Connect", "drain_events_per_second_", 2.0, true);
+    ratio(
+        notes,
+        figures,
+        "CPU per event in the drain, relay / stock Connect",
+        "drain_cpu_s_per_1000_",
+        0.5,
+        false);
+    ratio(
+        notes,
+        figures,
+        "p99 commit to Kafka at 1,000 ev/s, relay / stock Connect",
+        "p99_ms_at_1000_",
+        0.5,
+        false);
+    ratio(
+        notes,
+        figures,
+        "CPU per event at 1,000 ev/s, relay / stock Connect",
+        "live_cpu_s_per_1000_",
+        1.0,
+        false);
+    notes.add(
+        "Idle CPU: each process over "
+            + idleSeconds
+            + " s right after the live load; RSS ratio, relay / stock Connect: "
+            + String.format(
+                Locale.ROOT,
+                "%.2f",
+                figures.get("peak_rss_mib_relay") / figures.get("peak_rss_mib_connect"))
+            + ".");
+    notes.add(
+        "Connect standalone cannot run exactly-once source tasks (distributed mode only): it"
+            + " publishes at least once with an idempotent producer, the relay in Kafka"
+            + " transactions (the fencing a standby needs).");
+    String workload =
+        String.format(
+            Locale.ROOT,
+            "Workload: a backlog of %,d writer.outbox rows at %d rows/tx, one slot per side made"
+                + " before it; then on fresh slots %d s open-loop at %,d events/s, 1 row/tx,"
+                + " latency from the row's commit to its arrival at a consumer of the topic"
+                + " after %d s of warm-up; %d round(s), the sides' order rotating. The relay with"
+                + " the shipped relay.properties and RelayJvmOptions.recommended(); Connect %s"
+                + " with stock Debezium 3.6.1 and the relay's engine properties; topic of 3"
+                + " partitions; %d cores.",
+            rows,
+            ROWS_PER_TX,
+            liveSeconds,
+            LIVE_RATE,
+            warmUpSeconds,
+            rounds,
+            "4.3.1 standalone (file offsets, StringConverter)",
+            Runtime.getRuntime().availableProcessors());
+    Path chart = bench.reportDir().resolve("b2-drain.png");
+    List<Path> plots =
+        Charts.bars(chart, "B2: backlog drain, events/s (median of rounds)", "events/s", bars)
+            .stream()
+            .toList();
+    return new ScenarioResult(id(), title(), workload, HEADER, table, notes, plots, figures);
+  }
+
+  private static void ratio(
+      List<String> notes,
+      Map<String, Double> figures,
+      String what,
+      String key,
+      double goal,
+      boolean atLeast) {
+    double ratio = figures.get(key + "relay") / figures.get(key + "connect");
+    figures.put("ratio_" + key + "relay_to_connect", ratio);
+    boolean met = atLeast ? ratio >= goal : ratio <= goal;
+    notes.add(
+        String.format(
+            Locale.ROOT,
+            "%s: %.2f (goal %s %.1f): %s.",
+            what,
+            ratio,
+            atLeast ? ">=" : "<=",
+            goal,
+            met ? "met" : "missed"));
+  }
+}
