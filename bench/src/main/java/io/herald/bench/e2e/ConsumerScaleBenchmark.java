@@ -80,8 +80,10 @@ public final class ConsumerScaleBenchmark implements Scenario {
 
   @Override
   public ScenarioResult run(Bench bench) throws Exception {
-    int backlog = bench.pick(6_000, 600);
-    int warmUp = bench.pick(1_000, 100);
+    int backlog = bench.pick(6_000, 250);
+    int warmUp = bench.pick(1_000, 50);
+    // Quick: the harness's smoke; four more JVMs would double its time for one more bar.
+    int[] counts = bench.pick(INSTANCES, new int[] {1, 2});
     StackContext stack = StackContext.create(ConsumerScaleBenchmark.class);
     try (DestinationSimulator simulator = Showcase.startSimulator()) {
       // The simulator's prefix is the path's first segment, without a slash.
@@ -106,8 +108,8 @@ public final class ConsumerScaleBenchmark implements Scenario {
         Map<String, Double> bars = new LinkedHashMap<>();
         List<String> notes = new ArrayList<>();
         double single = 0;
-        for (int round = 0; round < INSTANCES.length; round++) {
-          int instances = INSTANCES[round];
+        for (int round = 0; round < counts.length; round++) {
+          int instances = counts[round];
           bench.progress(id(), "starting " + instances + " consumer instance(s)", true);
           List<Instance> started = startConsumers(pipeline, instances, settings.logDir(), round);
           try {
@@ -172,8 +174,11 @@ public final class ConsumerScaleBenchmark implements Scenario {
         }
         notes.add(
             format(
-                "Goals: >= 1.8x at 2 instances (measured %.2fx), >= 3.5x at 4 (measured %.2fx).",
-                figures.get("ratio_2"), figures.get("ratio_4")));
+                "Goals: >= 1.8x at 2 instances (measured %.2fx), >= 3.5x at 4 (%s).",
+                figures.get("ratio_2"),
+                figures.containsKey("ratio_4")
+                    ? format("measured %.2fx", figures.get("ratio_4"))
+                    : "not run in quick mode"));
         notes.add(
             "The bound column is instances x "
                 + CONCURRENCY

@@ -59,8 +59,8 @@ public final class MemoryOutageBenchmark implements Scenario {
 
   @Override
   public ScenarioResult run(Bench bench) throws Exception {
-    int fullSpeed = bench.pick(20_000, 1_000);
-    Duration outage = bench.pick(Duration.ofMinutes(10), Duration.ofSeconds(30));
+    int fullSpeed = bench.pick(20_000, 300);
+    Duration outage = bench.pick(Duration.ofMinutes(10), Duration.ofSeconds(10));
     double outageRate = bench.pick(100.0, 50.0);
     Duration interval = bench.pick(Duration.ofSeconds(5), Duration.ofSeconds(1));
     StackContext stack = StackContext.create(MemoryOutageBenchmark.class);

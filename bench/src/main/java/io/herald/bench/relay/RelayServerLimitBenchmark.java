@@ -86,7 +86,7 @@ public final class RelayServerLimitBenchmark implements Scenario {
   @Override
   public ScenarioResult run(Bench bench) throws Exception {
     PgRecvLogical.locate(); // before anything starts: a missing one fails naming the package
-    int rows = bench.pick(1_000_000, 20_000);
+    int rows = bench.pick(1_000_000, 5_000);
     int rounds = bench.pick(3, 1);
     Duration timeout = bench.pick(Duration.ofMinutes(30), Duration.ofMinutes(5));
     StackContext context = StackContext.create(RelayServerLimitBenchmark.class);

@@ -58,7 +58,7 @@ public final class WriterSlotBenchmark implements Scenario {
 
   @Override
   public ScenarioResult run(Bench bench) throws Exception {
-    int rounds = bench.pick(5, 2);
+    int rounds = bench.pick(5, 1);
     int seconds = bench.pick(10, 2);
     int warmup = bench.pick(3, 1);
     int jitWarmup = bench.pick(15, 3);
