@@ -315,7 +315,7 @@ public final class KafkaBatchSink
     Producer<byte[], byte[]> replacement = producers.get();
     producer = replacement;
     metrics.producerReplaced();
-    // A timeout here leaves the new producer in place: registering it is called again.
+    // A timeout here is retried with yet another producer, within the retry budget.
     replacement.initTransactions();
     log.info(
         "A new producer is registered; the unmarked records are sent again in its transaction");
