@@ -168,12 +168,12 @@ public final class EndToEndBenchmark implements Scenario {
             String.format(
                 "Workload: one intent per article (tenants t1 and t2), revision r-1, to %s (0 ms,"
                     + " honours the key); ~120-byte content; publication topic of 3 partitions;"
-                    + " the shipped property files%s; %d cores, %d GiB, load average before the run"
+                    + " the shipped property files%s; %d cores, %s, load average before the run"
                     + " %s.",
                 PublicationLoad.DESTINATION,
                 overrides().isEmpty() ? "" : " with " + overrides(),
                 cores,
-                Runtime.getRuntime().maxMemory() >> 30,
+                PipelineBench.memory(),
                 PipelineBench.loadAverage()),
             List.of("phase", "offered/s", "published/s", "p50 ms", "p99 ms", "p99.9 ms", "max ms"),
             rows,

@@ -76,6 +76,21 @@ final class PipelineBench {
   }
 
   /** The one-minute load average, for the workload line: how shared the machine was. */
+  /** The machine's memory ({@code MemTotal} of /proc/meminfo), not this JVM's heap. */
+  static String memory() {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+        if (line.startsWith("MemTotal:")) {
+          long kib = Long.parseLong(line.replaceAll("[^0-9]", ""));
+          return Math.round(kib / (1024.0 * 1024.0)) + " GiB";
+        }
+      }
+      return "unknown memory";
+    } catch (IOException | NumberFormatException e) {
+      return "unknown memory";
+    }
+  }
+
   static String loadAverage() {
     try {
       return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];

@@ -55,10 +55,8 @@ class RelaySinkFencingIT {
   @Test
   void shouldCommitNothingOfTheFormerLeaderOnceTheNewOneHasFencedIt(StackContext context)
       throws Exception {
-    String topic = context.topic("fenced");
-    context.stack().kafka().createTopic(topic, 1);
-    Map<String, Object> settings =
-        ProducerSettings.from(Map.of(), context.bootstrapServers(), context.slot());
+    String topic = topic(context, "fenced");
+    Map<String, Object> settings = settings(context);
     RecordingCommitter formerMarks = new RecordingCommitter();
     RecordingCommitter leaderMarks = new RecordingCommitter();
 
@@ -88,10 +86,8 @@ class RelaySinkFencingIT {
   @Test
   void shouldShowOnlyTheNewProducersCopiesWhenTheSinkReplacesOneLeftUnusable(StackContext context)
       throws Exception {
-    String topic = context.topic("replaced");
-    context.stack().kafka().createTopic(topic, 1);
-    Map<String, Object> settings =
-        ProducerSettings.from(Map.of(), context.bootstrapServers(), context.slot());
+    String topic = topic(context, "replaced");
+    Map<String, Object> settings = settings(context);
     List<KafkaProducer<byte[], byte[]>> made = new ArrayList<>();
     RecordingCommitter marks = new RecordingCommitter();
 
@@ -115,6 +111,18 @@ class RelaySinkFencingIT {
     // The new producer's registration aborted the first one's transaction: no copy twice.
     assertThat(readCommitted(context.bootstrapServers(), topic))
         .containsExactly("event-0", "event-1", "event-2");
+  }
+
+  /** A topic of one partition, so the order of what is visible is the order it was written. */
+  private static String topic(StackContext context, String name) {
+    String topic = context.topic(name);
+    context.stack().kafka().createTopic(topic, 1);
+    return topic;
+  }
+
+  /** The relay's producer settings: every sink of the test shares the slot's transactional.id. */
+  private static Map<String, Object> settings(StackContext context) {
+    return ProducerSettings.from(Map.of(), context.bootstrapServers(), context.slot());
   }
 
   private static KafkaProducer<byte[], byte[]> unusableAtCommit(Map<String, Object> settings) {
