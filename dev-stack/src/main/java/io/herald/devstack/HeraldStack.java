@@ -17,6 +17,13 @@ import java.nio.file.Path;
 public interface HeraldStack {
 
   /**
+   * The system property that, {@code true} before {@link #shared()} first starts the embedded
+   * stack, preloads {@code pg_stat_statements} into its PostgreSQL (profiling; off by default, it
+   * costs every statement).
+   */
+  String PG_STAT_STATEMENTS_PROPERTY = SharedStack.STATEMENTS_PROPERTY;
+
+  /**
    * The stack of this JVM, started on first call (blocking until both servers accept connections);
    * later calls return the same instance.
    *

@@ -6,6 +6,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,6 +17,12 @@ final class SharedStack {
   static final String KIND_PROPERTY = "herald.stack";
   static final String KIND_ENV = "HERALD_STACK";
   static final String DIR_PROPERTY = "herald.stack.dir";
+
+  /**
+   * {@code true} preloads {@code pg_stat_statements} into the embedded PostgreSQL, for a benchmark
+   * that profiles what the server spends its time on; off by default (it costs every statement).
+   */
+  static final String STATEMENTS_PROPERTY = "herald.stack.pg-stat-statements";
 
   private static final Logger LOG = LoggerFactory.getLogger(SharedStack.class);
   private static final AtomicInteger TEST_CLASSES = new AtomicInteger();
@@ -39,7 +46,8 @@ final class SharedStack {
       String kind = kind();
       AutoCloseableStack created =
           switch (kind) {
-            case "embedded" -> AutoCloseableStack.of(EmbeddedStack.start(stackDirectory()));
+            case "embedded" ->
+                AutoCloseableStack.of(EmbeddedStack.start(stackDirectory(), postgresSettings()));
             case "containers" -> AutoCloseableStack.of(ContainerStack.start());
             default ->
                 throw new IllegalArgumentException(
@@ -79,6 +87,13 @@ final class SharedStack {
       value = System.getenv(KIND_ENV);
     }
     return value == null || value.isBlank() ? "embedded" : value.trim().toLowerCase(Locale.ROOT);
+  }
+
+  /** The embedded server's settings beyond the stack's own: {@link #STATEMENTS_PROPERTY}. */
+  static Map<String, String> postgresSettings() {
+    return Boolean.getBoolean(STATEMENTS_PROPERTY)
+        ? Map.of("shared_preload_libraries", "pg_stat_statements", "pg_stat_statements.max", "1000")
+        : Map.of();
   }
 
   /** {@code herald.stack.dir} (Surefire/Failsafe set it to target/herald-stack) or target/. */

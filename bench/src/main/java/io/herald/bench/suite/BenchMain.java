@@ -8,6 +8,7 @@ import io.herald.bench.relay.ConnectBesideRelayBenchmark;
 import io.herald.bench.relay.RelayServerLimitBenchmark;
 import io.herald.bench.writer.WriterPgbenchBenchmark;
 import io.herald.bench.writer.WriterSlotBenchmark;
+import io.herald.devstack.HeraldStack;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -67,6 +68,13 @@ public final class BenchMain implements Callable<Integer> {
   List<String> only = new ArrayList<>();
 
   @Option(
+      names = "--pg-statements",
+      description =
+          "Preload pg_stat_statements into the stack's PostgreSQL and print each scenario's"
+              + " costliest statements after it (profiling: it costs every statement).")
+  boolean pgStatements;
+
+  @Option(
       names = "--report-dir",
       paramLabel = "DIR",
       description = "Where the plots and report.md go (default: ${DEFAULT-VALUE}).")
@@ -77,6 +85,8 @@ public final class BenchMain implements Callable<Integer> {
       paramLabel = "FILE",
       description = "Replace each scenario's section of this BENCHMARKS.md with this run's.")
   Path benchmarksMd;
+
+  private static final int STATEMENTS_SHOWN = 20;
 
   private final PrintStream out;
 
@@ -104,6 +114,10 @@ public final class BenchMain implements Callable<Integer> {
       chosen.add(scenario);
     }
     Files.createDirectories(reportDir);
+    if (pgStatements) {
+      // Read once, when the stack starts (on the first scenario's first use).
+      System.setProperty(HeraldStack.PG_STAT_STATEMENTS_PROPERTY, "true");
+    }
     List<ScenarioResult> results = run(chosen);
     StringBuilder report = new StringBuilder();
     for (ScenarioResult result : results) {
@@ -125,6 +139,9 @@ public final class BenchMain implements Callable<Integer> {
       out.printf("%n== %s: %s%s%n", scenario.id(), scenario.title(), quick ? " (quick)" : "");
       long start = System.nanoTime();
       try {
+        if (pgStatements) {
+          PgStatements.reset(bench.stack().stack().postgres());
+        }
         ScenarioResult result = scenario.run(bench);
         out.printf(
             "%n%s (%s)%n%s%n",
@@ -132,6 +149,9 @@ public final class BenchMain implements Callable<Integer> {
             Duration.ofNanos(System.nanoTime() - start).toSeconds() + " s",
             result.plainTable());
         result.notes().forEach(note -> out.println("  " + note));
+        if (pgStatements) {
+          PgStatements.print(bench.stack().stack().postgres(), STATEMENTS_SHOWN, out);
+        }
         results.add(result);
       } catch (Exception e) {
         out.printf("%s failed: %s%n", scenario.id(), e);

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -43,6 +44,14 @@ public final class EmbeddedStack implements HeraldStack, AutoCloseable {
    * connections.
    */
   public static EmbeddedStack start(Path dir) {
+    return start(dir, Map.of());
+  }
+
+  /**
+   * As {@link #start(Path)}, PostgreSQL with {@code postgresSettings} beside (or over) the stack's
+   * own settings.
+   */
+  public static EmbeddedStack start(Path dir, Map<String, String> postgresSettings) {
     Path runDir = dir.resolve("run-" + ProcessHandle.current().pid());
     try {
       deleteRunsOfDeadJvms(dir);
@@ -61,7 +70,7 @@ public final class EmbeddedStack implements HeraldStack, AutoCloseable {
     try {
       postgres =
           EmbeddedPostgresServer.start(
-              runDir.resolve("postgres"), dir.resolve("postgres-binaries"));
+              runDir.resolve("postgres"), dir.resolve("postgres-binaries"), postgresSettings);
     } catch (RuntimeException e) {
       kafka.thenAccept(EmbeddedKafkaBroker::stop);
       throw e;
