@@ -204,7 +204,8 @@ public final class ConsumerConfig extends ProcessConfig {
                   "consumer.dispatch.poll-interval",
                   ConfigType.DURATION,
                   Duration.ofMillis(500),
-                  "Pause of an idle dispatcher before it looks for due deliveries again.")
+                  "How soon a destination whose last claim found less than it asked for looks for due"
+                      + " deliveries again unless woken (new deliveries, one of its calls ending).")
               .validatedBy(Validator.positive()));
   public static final ConfigKey<Duration> RECONCILE_GRACE_PERIOD =
       KEYS.define(

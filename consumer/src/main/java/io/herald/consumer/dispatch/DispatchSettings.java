@@ -17,7 +17,8 @@ import java.util.Objects;
  * @param maxAttempts {@code max-attempts}: attempts before a retriable failure becomes final
  * @param backoffBase {@code backoff-base}: the wait before the second attempt, doubled per attempt
  * @param backoffMax {@code backoff-max}: the longest wait between attempts
- * @param pollInterval {@code poll-interval}: how long the dispatcher idles when no work was due
+ * @param pollInterval {@code poll-interval}: how soon a destination whose last claim came back
+ *     short claims again unless woken
  * @param shutdownGrace {@code shutdown-grace}: how long a graceful stop waits for in-flight calls
  *     to be recorded
  * @param recordBatchSize {@code record-batch-size}: the most call results one transaction records

@@ -178,6 +178,45 @@ class DispatcherTest {
   }
 
   @Test
+  void shouldNotMakeAnIdleDestinationClaimEachTimeACallOfAnotherEnds() {
+    FakeDestination busy = new FakeDestination("busy", false, false);
+    FakeDestination idle = new FakeDestination("idle", false, false);
+    int backlog = 40;
+    for (int i = 0; i < backlog; i++) {
+      queue.due.add(claim("busy", DeliveryState.DISPATCHING, 1, false));
+    }
+    // A poll interval longer than the test: the busy lane is driven by its own calls ending alone.
+    dispatcher =
+        new Dispatcher(
+            queue,
+            Map.of("busy", busy, "idle", idle),
+            settings(Duration.ofMinutes(1)),
+            policy,
+            config -> Capabilities.of(config, Duration.ZERO),
+            PauseGate.NONE,
+            Clock.systemUTC(),
+            metrics,
+            DeliveryTracing.NOOP);
+    dispatcher.start();
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> queue.completed.size() == backlog);
+    assertEquals(backlog, busy.published.size());
+    // Its first claim came back empty; nothing woke it since (before: two claims per call ended).
+    assertEquals(1, claims("idle"), "claims of the idle destination");
+    // Two calls in flight at a time, each ending frees one permit: about one claim per delivery.
+    assertTrue(claims("busy") <= backlog + 2, "claims of the busy destination: " + claims("busy"));
+
+    dispatcher.wake();
+    await().atMost(Duration.ofSeconds(10)).until(() -> claims("idle") == 2);
+  }
+
+  private long claims(String destination) {
+    synchronized (queue.claimCalls) {
+      return queue.claimCalls.stream().filter(destination::equals).count();
+    }
+  }
+
+  @Test
   void shouldStopClaimingWhenTheBreakerOpensAndRetryNoEarlierThanItsEndThenProbe() {
     HandClock clock = new HandClock();
     FakeDestination sick =
@@ -309,6 +348,10 @@ class DispatcherTest {
   }
 
   private static DispatchSettings settings() {
+    return settings(Duration.ofMillis(20));
+  }
+
+  private static DispatchSettings settings(Duration pollInterval) {
     return new DispatchSettings(
         "test-owner",
         4,
@@ -317,7 +360,7 @@ class DispatcherTest {
         3,
         Duration.ofMillis(100),
         Duration.ofSeconds(1),
-        Duration.ofMillis(20),
+        pollInterval,
         Duration.ofSeconds(2),
         DispatchSettings.DEFAULT_RECORD_BATCH_SIZE);
   }
