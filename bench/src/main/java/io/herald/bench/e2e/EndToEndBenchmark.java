@@ -2,6 +2,7 @@ package io.herald.bench.e2e;
 
 import io.herald.bench.suite.Bench;
 import io.herald.bench.suite.Charts;
+import io.herald.bench.suite.Latency;
 import io.herald.bench.suite.ProcessGroup;
 import io.herald.bench.suite.ProcessStats;
 import io.herald.bench.suite.Scenario;
@@ -116,15 +117,15 @@ public final class EndToEndBenchmark implements Scenario {
                   String.format("open loop, %.0f %%", fraction * 100),
                   String.format("%.0f", rate),
                   String.format("%.0f", phase.sustainedRate()),
-                  ms(h.getValueAtPercentile(50)),
-                  ms(h.getValueAtPercentile(99)),
-                  ms(h.getValueAtPercentile(99.9)),
-                  ms(h.getMaxValue())));
-          lines.get("p50").add(new Charts.Point(rate, h.getValueAtPercentile(50) / 1000.0));
-          lines.get("p90").add(new Charts.Point(rate, h.getValueAtPercentile(90) / 1000.0));
-          lines.get("p99").add(new Charts.Point(rate, h.getValueAtPercentile(99) / 1000.0));
-          lines.get("p99.9").add(new Charts.Point(rate, h.getValueAtPercentile(99.9) / 1000.0));
-          figures.put("p99_ms_at_" + (int) (fraction * 100), h.getValueAtPercentile(99) / 1000.0);
+                  oneDecimal(Latency.ms(h, 50)),
+                  oneDecimal(Latency.ms(h, 99)),
+                  oneDecimal(Latency.ms(h, 99.9)),
+                  oneDecimal(Latency.maxMs(h))));
+          lines.get("p50").add(new Charts.Point(rate, Latency.ms(h, 50)));
+          lines.get("p90").add(new Charts.Point(rate, Latency.ms(h, 90)));
+          lines.get("p99").add(new Charts.Point(rate, Latency.ms(h, 99)));
+          lines.get("p99.9").add(new Charts.Point(rate, Latency.ms(h, 99.9)));
+          figures.put("p99_ms_at_" + (int) (fraction * 100), Latency.ms(h, 99));
         }
         Map<String, ProcessStats.Sample> end = processes.sample();
 
@@ -201,7 +202,7 @@ public final class EndToEndBenchmark implements Scenario {
     return overrides;
   }
 
-  private static String ms(long micros) {
-    return String.format("%.1f", micros / 1000.0);
+  private static String oneDecimal(double ms) {
+    return String.format("%.1f", ms);
   }
 }

@@ -2,6 +2,7 @@ package io.herald.bench.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.herald.bench.suite.Bench;
+import io.herald.bench.suite.Latency;
 import io.herald.common.json.Json;
 import io.herald.devstack.simulator.Article;
 import io.herald.devstack.simulator.DestinationSimulator;
@@ -47,7 +48,7 @@ final class PublicationLoad implements AutoCloseable {
     }
   }
 
-  /** One phase's figures. */
+  /** One phase's figures; latencies in microseconds ({@link Latency}). */
   record Phase(double offeredRate, double sustainedRate, Histogram latencies) {}
 
   private final String run;
@@ -172,12 +173,11 @@ final class PublicationLoad implements AutoCloseable {
       // Nothing to wait on but the pipeline's work.
       Thread.sleep(200);
     }
-    Histogram latencies = new Histogram(3_600_000_000L, 3);
+    Histogram latencies = Latency.histogram();
     List<Instant> times = new ArrayList<>(arrived.size());
     for (Article article : arrived) {
       int n = number(article.body());
-      long micros = Duration.between(intended[n], article.createdAt()).toNanos() / 1000;
-      latencies.recordValue(Math.max(0, micros));
+      Latency.recordNanos(latencies, Duration.between(intended[n], article.createdAt()).toNanos());
       times.add(article.createdAt());
     }
     times.sort(null);

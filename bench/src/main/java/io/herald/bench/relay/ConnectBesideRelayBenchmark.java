@@ -2,6 +2,7 @@ package io.herald.bench.relay;
 
 import io.herald.bench.suite.Bench;
 import io.herald.bench.suite.Charts;
+import io.herald.bench.suite.Latency;
 import io.herald.bench.suite.ProcessStats;
 import io.herald.bench.suite.Scenario;
 import io.herald.bench.suite.ScenarioResult;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import javax.sql.DataSource;
+import org.HdrHistogram.Histogram;
 
 /**
  * B2: the relay beside what users would otherwise deploy, Kafka Connect standalone running stock
@@ -221,11 +223,11 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
           runs.stream().mapToDouble(r -> r.drain().cpuSeconds()).sum()
               * 1000
               / ((long) rows * runs.size());
-      List<Long> latencies = new ArrayList<>();
-      runs.forEach(r -> latencies.addAll(r.live().sorted()));
-      Collections.sort(latencies);
-      double p50 = LiveLoad.percentile(latencies, 0.50);
-      double p99 = LiveLoad.percentile(latencies, 0.99);
+      // Every round's events in one histogram: the p99 of them all, not a median of p99s.
+      Histogram latencies = Latency.histogram();
+      runs.forEach(r -> latencies.add(r.live().micros()));
+      double p50 = Latency.ms(latencies, 50);
+      double p99 = Latency.ms(latencies, 99);
       double liveCpu =
           runs.stream().mapToDouble(Round::liveCpuSeconds).sum()
               * 1000

@@ -1,19 +1,22 @@
 package io.herald.bench.relay;
 
+import io.herald.bench.suite.Latency;
 import io.herald.relay.it.OutboxRows;
 import io.herald.relay.it.RelayFixture;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.Histogram;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -30,8 +33,11 @@ public final class LiveLoad {
 
   private LiveLoad() {}
 
-  /** Latencies of one offered load, in nanoseconds, sorted; worst per second in milliseconds. */
-  public record Latencies(List<Long> sorted, java.util.SortedMap<Integer, Long> worstPerSecond) {}
+  /**
+   * Latencies of one offered load: those after the warm-up in microseconds ({@link Latency}); the
+   * worst of every second of the run, warm-up included, in milliseconds.
+   */
+  public record Latencies(Histogram micros, SortedMap<Integer, Long> worstPerSecond) {}
 
   /**
    * Offers {@code events} rows at {@code perSecond}; the latencies of those committed after the
@@ -41,8 +47,9 @@ public final class LiveLoad {
   public static Latencies offer(RelayFixture fixture, int perSecond, int events, int warmUpSeconds)
       throws Exception {
     Map<String, Long> committedAt = new ConcurrentHashMap<>();
-    List<Long> latencies = Collections.synchronizedList(new ArrayList<>());
-    java.util.SortedMap<Integer, Long> worstPerSecond = new java.util.TreeMap<>();
+    // Both filled by this thread once the writer has finished, so neither needs a lock.
+    Histogram latencies = Latency.histogram();
+    SortedMap<Integer, Long> worstPerSecond = new TreeMap<>();
     Map<String, Object> config = new HashMap<>();
     config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, fixture.context().bootstrapServers());
     config.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 5);
@@ -73,12 +80,11 @@ public final class LiveLoad {
               int second = (int) ((committed - first) / 1_000_000_000L);
               worstPerSecond.merge(second, (at - committed) / 1_000_000L, Math::max);
               if (second >= warmUpSeconds) {
-                latencies.add(at - committed);
+                Latency.recordNanos(latencies, at - committed);
               }
             }
           });
     }
-    Collections.sort(latencies);
     return new Latencies(latencies, worstPerSecond);
   }
 
@@ -96,7 +102,7 @@ public final class LiveLoad {
         if (wait > 0) {
           TimeUnit.NANOSECONDS.sleep(wait);
         }
-        java.util.UUID id = java.util.UUID.randomUUID();
+        UUID id = UUID.randomUUID();
         insert.setObject(1, id);
         insert.setString(2, OutboxRows.key(i, 50));
         insert.setString(3, OutboxRows.payload(i));
@@ -106,14 +112,6 @@ public final class LiveLoad {
     } catch (Exception e) {
       throw new IllegalStateException("latency writer failed", e);
     }
-  }
-
-  /** The {@code p} quantile of sorted nanoseconds, in milliseconds; NaN when there are none. */
-  public static double percentile(List<Long> sorted, double p) {
-    if (sorted.isEmpty()) {
-      return Double.NaN;
-    }
-    return sorted.get((int) Math.min(sorted.size() - 1, Math.ceil(p * sorted.size()) - 1)) / 1e6;
   }
 
   private static List<TopicPartition> partitions(KafkaConsumer<?, ?> consumer, String topic) {

@@ -1,5 +1,6 @@
 package io.herald.bench.relay;
 
+import io.herald.bench.suite.Latency;
 import io.herald.bench.suite.ProcessStats;
 import io.herald.devstack.StackContext;
 import io.herald.relay.RelayJvmOptions;
@@ -299,7 +300,6 @@ public final class RelayDrainBenchmark {
     LiveLoad.Latencies low = LiveLoad.offer(fixture, 20, 400, 0);
     // Half a second apart, each event meets a stream that has been quiet for a while.
     LiveLoad.Latencies rare = LiveLoad.offer(fixture, 2, 40, 0);
-    List<Long> latencies = high.sorted();
     java.util.SortedMap<Integer, Long> worstPerSecond = high.worstPerSecond();
     // Two idle windows: 0-10 s after the load still holds what the load left behind (JIT
     // compilation, a collection, the last offset commit); 30-40 s after is the relay at rest.
@@ -326,20 +326,20 @@ public final class RelayDrainBenchmark {
             + " max %.1f ms; idle relay CPU, heartbeat 10 s: 0-10 s after the"
             + " load %s, 30-40 s after %s",
         vacuum,
-        latencies.size(),
+        high.micros().getTotalCount(),
         warmUpSeconds,
-        LiveLoad.percentile(latencies, 0.50),
-        LiveLoad.percentile(latencies, 0.99),
-        latencies.isEmpty() ? Double.NaN : latencies.get(latencies.size() - 1) / 1e6,
+        Latency.ms(high.micros(), 50),
+        Latency.ms(high.micros(), 99),
+        Latency.maxMs(high.micros()),
         worstPerSecond.headMap(warmUpSeconds).values(),
         worstPerSecond.tailMap(warmUpSeconds).values(),
-        low.sorted().size(),
-        LiveLoad.percentile(low.sorted(), 0.50),
-        LiveLoad.percentile(low.sorted(), 0.99),
-        low.sorted().isEmpty() ? Double.NaN : low.sorted().get(low.sorted().size() - 1) / 1e6,
-        rare.sorted().size(),
-        LiveLoad.percentile(rare.sorted(), 0.50),
-        rare.sorted().isEmpty() ? Double.NaN : rare.sorted().get(rare.sorted().size() - 1) / 1e6,
+        low.micros().getTotalCount(),
+        Latency.ms(low.micros(), 50),
+        Latency.ms(low.micros(), 99),
+        Latency.maxMs(low.micros()),
+        rare.micros().getTotalCount(),
+        Latency.ms(rare.micros(), 50),
+        Latency.maxMs(rare.micros()),
         idle[0],
         idle[1]);
   }
