@@ -1,5 +1,6 @@
 package io.herald.demo;
 
+import io.herald.consumer.ConsumerJvmOptions;
 import io.herald.demo.PipelineSettings.ProcessLinks;
 import io.herald.devstack.FreePort;
 import io.herald.devstack.process.ChildJvm;
@@ -45,7 +46,7 @@ public final class Pipeline implements AutoCloseable {
 
   private static final SecureRandom RANDOM = new SecureRandom();
 
-  /** The writer's and the consumer's JVM options: a modest heap on a machine shared with all. */
+  /** The writer's JVM options: a modest heap on a machine shared with all. */
   private static final List<String> SERVICE_JVM = List.of("-Xmx384m", "-XX:+UseSerialGC");
 
   /**
@@ -173,7 +174,7 @@ public final class Pipeline implements AutoCloseable {
                       overrides,
                       "CONSUMER",
                       "KAFKA")),
-              SERVICE_JVM,
+              ConsumerJvmOptions.recommended(),
               health(consumerOps)));
       started.put(launch(settings, "consumer", launches.get("consumer")), health(consumerOps));
       for (Map.Entry<ChildJvm, URI> process : started.entrySet()) {

@@ -12,6 +12,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
@@ -77,6 +78,24 @@ public final class ShippedConfig {
    */
   public Path logbackFile() {
     return root.resolve("connect-config/logback-" + process + ".xml");
+  }
+
+  /**
+   * The {@code JAVA_OPTS} that {@code docker-compose.yml} gives the process's service (the service
+   * named as the process), split on spaces; empty if it sets none.
+   */
+  public List<String> composeJavaOpts() throws IOException {
+    List<String> lines = Files.readAllLines(root.resolve("docker-compose.yml"));
+    boolean inService = false;
+    for (String line : lines) {
+      // A service is a key indented by two spaces under services:; its settings are deeper.
+      if (line.startsWith("  ") && !line.startsWith("   ") && line.strip().endsWith(":")) {
+        inService = line.strip().equals(process + ":");
+      } else if (inService && line.strip().startsWith("JAVA_OPTS:")) {
+        return List.of(line.strip().substring("JAVA_OPTS:".length()).strip().split(" +"));
+      }
+    }
+    return List.of();
   }
 
   /** The shipped properties, as a mutable map a test may change before parsing it. */

@@ -1,5 +1,6 @@
 package io.herald.relay;
 
+import io.herald.runtime.process.JvmOptions;
 import java.util.List;
 
 /**
@@ -7,14 +8,12 @@ import java.util.List;
  * that start one: the demo, the integration tests and benchmarks. {@code docker-compose.yml} sets
  * the same list.
  *
- * <p>A drain allocates several KiB per event, nearly all dead by the next young collection, so the
- * young generation is most of a small fixed heap; Serial GC, since a parallel collector gained
- * nothing on two shared cores; compact object headers where the JVM has them as a product option
- * (Java 25 and later); a smaller {@code InlineSmallCode} (1000 bytes, against x64's 2500), so the
- * JIT no longer inlines callees it has already compiled into large methods: a fresh relay's C2
- * spends far less CPU compiling and drains a backlog faster (docs/benchmarks-history.md, "Relay:
- * draining a backlog"); and exit on {@code OutOfMemoryError}, so a supervisor restarts the relay
- * instead of it limping on.
+ * <p>Beside what every process gets ({@link JvmOptions}): a drain allocates several KiB per event,
+ * nearly all dead by the next young collection, so the young generation is most of a small fixed
+ * heap; and a smaller {@code InlineSmallCode} (1000 bytes, against x64's 2500), so the JIT no
+ * longer inlines callees it has already compiled into large methods: a fresh relay's C2 spends far
+ * less CPU compiling and drains a backlog faster (docs/benchmarks-history.md, "Relay: draining a
+ * backlog").
  */
 public final class RelayJvmOptions {
 
@@ -22,22 +21,8 @@ public final class RelayJvmOptions {
 
   /** The options for a relay started by a JVM of {@code feature} version (e.g. 25). */
   public static List<String> recommended(int feature) {
-    return feature >= 25
-        ? List.of(
-            "-Xms160m",
-            "-Xmx160m",
-            "-Xmn96m",
-            "-XX:+UseSerialGC",
-            "-XX:+UseCompactObjectHeaders",
-            "-XX:InlineSmallCode=1000",
-            "-XX:+ExitOnOutOfMemoryError")
-        : List.of(
-            "-Xms160m",
-            "-Xmx160m",
-            "-Xmn96m",
-            "-XX:+UseSerialGC",
-            "-XX:InlineSmallCode=1000",
-            "-XX:+ExitOnOutOfMemoryError");
+    return JvmOptions.recommended(
+        feature, List.of("-Xms160m", "-Xmx160m", "-Xmn96m"), List.of("-XX:InlineSmallCode=1000"));
   }
 
   /** The options for a relay started with the running JVM's {@code java}. */

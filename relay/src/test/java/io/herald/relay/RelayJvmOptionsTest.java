@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.herald.devstack.ShippedConfig;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class RelayJvmOptionsTest {
@@ -25,14 +22,7 @@ class RelayJvmOptionsTest {
   @Test
   void shouldBeWhatDockerComposeGivesTheRelay() throws IOException {
     // The images run Temurin 25.
-    Path root = ShippedConfig.of("relay").file().getParent().getParent();
-    List<String> javaOpts =
-        Files.readAllLines(root.resolve("docker-compose.yml")).stream()
-            .map(String::strip)
-            .filter(line -> line.startsWith("JAVA_OPTS:"))
-            .map(line -> line.substring("JAVA_OPTS:".length()).strip())
-            .toList();
-
-    assertThat(javaOpts).containsExactly(String.join(" ", RelayJvmOptions.recommended(25)));
+    assertThat(ShippedConfig.of("relay").composeJavaOpts())
+        .containsExactlyElementsOf(RelayJvmOptions.recommended(25));
   }
 }

@@ -8,6 +8,7 @@ import io.herald.bench.suite.ProcessGroup;
 import io.herald.bench.suite.ProcessStats;
 import io.herald.bench.suite.Scenario;
 import io.herald.bench.suite.ScenarioResult;
+import io.herald.consumer.ConsumerJvmOptions;
 import io.herald.demo.Pipeline;
 import io.herald.demo.PipelineSettings;
 import io.herald.demo.Showcase;
@@ -60,9 +61,6 @@ public final class ConsumerScaleBenchmark implements Scenario {
   private static final int CLIENTS = 32;
   private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
   private static final Duration STOP_GRACE = Duration.ofSeconds(30);
-
-  /** As the pipeline starts its consumer: a modest heap on a machine shared with all. */
-  private static final List<String> CONSUMER_JVM = List.of("-Xmx384m", "-XX:+UseSerialGC");
 
   /** The consumer's own variables among the pipeline's: what another instance starts with. */
   private static final List<String> CONSUMER_PREFIXES =
@@ -277,7 +275,7 @@ public final class ConsumerScaleBenchmark implements Scenario {
         String name = "consumer-" + count + "-" + i;
         ChildJvm jvm =
             ChildJvm.builder(name, "io.herald.consumer.ConsumerMain")
-                .jvmOptions(CONSUMER_JVM)
+                .jvmOptions(ConsumerJvmOptions.recommended())
                 .logbackConfig(shipped.logbackFile())
                 .args(shipped.file().toAbsolutePath().toString())
                 .env(Map.copyOf(env))

@@ -7,6 +7,7 @@ import io.herald.bench.suite.Charts;
 import io.herald.bench.suite.ProcessStats;
 import io.herald.bench.suite.Scenario;
 import io.herald.bench.suite.ScenarioResult;
+import io.herald.consumer.ConsumerJvmOptions;
 import io.herald.demo.Pipeline;
 import io.herald.demo.PipelineSettings;
 import io.herald.demo.Showcase;
@@ -201,8 +202,9 @@ public final class MemoryOutageBenchmark implements Scenario {
                 + " Kafka broker stopped for %d s while the writer takes %.0f intents/s (open"
                 + " loop); drain = until every intent has reached the destination; one intent per"
                 + " article to %s (0 ms); publication topic of 3 partitions; the shipped property"
-                + " files; the relay with its recommended JVM options, the writer and the consumer"
-                + " with the pipeline's -Xmx384m -XX:+UseSerialGC; RSS and /health sampled every %d s; %d cores, load"
+                + " files; the relay and the consumer with their recommended JVM options (consumer: "
+                + String.join(" ", ConsumerJvmOptions.recommended())
+                + "), the writer with the pipeline's -Xmx384m -XX:+UseSerialGC; RSS and /health sampled every %d s; %d cores, load"
                 + " average before the run %s.",
             sizes.fullSpeed(),
             CLIENTS,
