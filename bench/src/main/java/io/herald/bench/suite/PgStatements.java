@@ -33,11 +33,21 @@ final class PgStatements {
 
   private PgStatements() {}
 
+  /**
+   * @throws SQLException naming the cause when the server did not preload the extension (only the
+   *     embedded stack does, when asked)
+   */
   static void reset(PostgresServer server) throws SQLException {
     try (Connection connection = server.dataSource(DATABASE).getConnection();
         Statement statement = connection.createStatement()) {
       statement.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
       statement.execute("SELECT pg_stat_statements_reset()");
+    } catch (SQLException e) {
+      throw new SQLException(
+          "--pg-statements: pg_stat_statements is not usable on this server; only the embedded"
+              + " stack preloads it (-Dherald.stack=embedded, the default)",
+          e.getSQLState(),
+          e);
     }
   }
 
