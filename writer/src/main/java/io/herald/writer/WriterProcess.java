@@ -16,6 +16,7 @@ import io.herald.writer.config.WriterConfig;
 import io.herald.writer.http.ApiServer;
 import io.herald.writer.http.PublicationApi;
 import io.herald.writer.job.JobStore;
+import io.herald.writer.job.SingleReservations;
 import io.herald.writer.outbox.OutboxWriter;
 import io.herald.writer.retention.RetentionPurger;
 import io.herald.writer.status.StatusView;
@@ -149,6 +150,7 @@ public final class WriterProcess implements AutoCloseable {
       PublicationApi handler =
           new PublicationApi(
               jobs,
+              new SingleReservations(jobs, config.groupCommit(), registry),
               new BearerAuthenticator(config.tenantTokens()),
               config.api(),
               Json.mapper(),

@@ -118,6 +118,13 @@ public final class Dispatcher implements AutoCloseable {
 
   private static final Outcome WITHHELD = new Outcome.Retry("not sent", null);
 
+  /**
+   * A lane with calls in flight claims once this fraction of its concurrency is free: small enough
+   * that its calls stay busy (three quarters still in flight while the claim runs), large enough
+   * that one claim statement takes many rows at full speed.
+   */
+  private static final int CLAIM_BATCH_DIVISOR = 4;
+
   /** A dispatcher whose policy knows each destination by {@link Capabilities#of}. */
   public Dispatcher(
       DeliveryQueue deliveries,
@@ -277,11 +284,17 @@ public final class Dispatcher implements AutoCloseable {
         if (pauses.paused(lane.name()) || !lane.wanted(now, pollNanos)) {
           continue;
         }
-        int free =
-            lane.breaker()
-                .admit(
-                    Math.min(lane.permits().availablePermits(), globalPermits.availablePermits()));
+        int lanePermits = lane.permits().availablePermits();
+        int free = lane.breaker().admit(Math.min(lanePermits, globalPermits.availablePermits()));
         if (free == 0) {
+          continue;
+        }
+        // While calls of this lane are in flight, claim only once a batch's worth of permits is
+        // free (each call's end wakes this loop): a claim per ended call made the claim
+        // statement, one at a time on this thread, the limit of the whole dispatch (B5). With
+        // nothing in flight, whatever is free is claimed at once, so a quiet lane waits for none.
+        boolean inFlight = lanePermits < lane.client().config().concurrency();
+        if (inFlight && free < claimBatch(lane)) {
           continue;
         }
         List<ClaimedDelivery> claims;
@@ -319,6 +332,18 @@ public final class Dispatcher implements AutoCloseable {
         awaitSignal(failed ? settings.pollInterval() : untilNextPoll(pollNanos));
       }
     }
+  }
+
+  /**
+   * The fewest deliveries a lane claims while calls of its own are in flight: a quarter of its
+   * concurrency, at least one (a lane of 4 or fewer claims as soon as a permit is free).
+   */
+  static int claimBatch(int concurrency) {
+    return Math.max(1, concurrency / CLAIM_BATCH_DIVISOR);
+  }
+
+  private static int claimBatch(Lane lane) {
+    return claimBatch(lane.client().config().concurrency());
   }
 
   /**

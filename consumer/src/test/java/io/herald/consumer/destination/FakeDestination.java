@@ -29,6 +29,25 @@ public final class FakeDestination implements Destination {
 
   /** A destination whose circuit breaker opens as {@code breaker} says. */
   public FakeDestination(String name, boolean idempotent, boolean lookup, BreakerSettings breaker) {
+    this(name, idempotent, lookup, breaker, 2);
+  }
+
+  /** A destination taking {@code concurrency} calls at once, each taking {@code callTime}. */
+  public FakeDestination(String name, int concurrency, Duration callTime) {
+    this(name, false, false, BreakerSettings.DEFAULT, concurrency);
+    publish =
+        claim -> {
+          try {
+            Thread.sleep(callTime); // the remote API's time, not a wait for a condition
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          return new Outcome.Published("art-" + claim.id());
+        };
+  }
+
+  private FakeDestination(
+      String name, boolean idempotent, boolean lookup, BreakerSettings breaker, int concurrency) {
     this.config =
         new DestinationConfig(
             name,
@@ -36,7 +55,7 @@ public final class FakeDestination implements Destination {
             profile(idempotent, lookup),
             Duration.ofMillis(100),
             Duration.ofMillis(400),
-            2,
+            concurrency,
             Optional.empty(),
             breaker);
   }

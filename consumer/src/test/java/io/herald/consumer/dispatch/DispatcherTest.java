@@ -210,6 +210,45 @@ class DispatcherTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> claims("idle") == 2);
   }
 
+  @Test
+  void shouldClaimABatchAtATimeWhileCallsAreInFlightInsteadOfOneRowPerEndedCall() {
+    int concurrency = 16;
+    FakeDestination busy = new FakeDestination("busy", concurrency, Duration.ofMillis(2));
+    int backlog = 320;
+    for (int i = 0; i < backlog; i++) {
+      queue.due.add(claim("busy", DeliveryState.DISPATCHING, 1, false));
+    }
+    dispatcher =
+        new Dispatcher(
+            queue,
+            Map.of("busy", busy),
+            settings(Duration.ofMinutes(1), concurrency),
+            policy,
+            config -> Capabilities.of(config, Duration.ZERO),
+            PauseGate.NONE,
+            Clock.systemUTC(),
+            metrics,
+            DeliveryTracing.NOOP);
+    dispatcher.start();
+
+    await().atMost(Duration.ofSeconds(20)).until(() -> queue.completed.size() == backlog);
+    assertEquals(backlog, busy.published.size());
+    // Each claim while calls were in flight took at least a quarter of the concurrency (4 rows);
+    // one claim per ended call would have been about 320.
+    int batch = Dispatcher.claimBatch(concurrency);
+    assertEquals(4, batch);
+    assertTrue(
+        claims("busy") <= backlog / batch + 2, "claims of the busy destination: " + claims("busy"));
+  }
+
+  @Test
+  void shouldClaimAsSoonAsAPermitIsFreeForALaneOfFourOrFewer() {
+    assertEquals(1, Dispatcher.claimBatch(1));
+    assertEquals(1, Dispatcher.claimBatch(4));
+    assertEquals(2, Dispatcher.claimBatch(8));
+    assertEquals(8, Dispatcher.claimBatch(32));
+  }
+
   private long claims(String destination) {
     synchronized (queue.claimCalls) {
       return queue.claimCalls.stream().filter(destination::equals).count();
@@ -352,9 +391,13 @@ class DispatcherTest {
   }
 
   private static DispatchSettings settings(Duration pollInterval) {
+    return settings(pollInterval, 4);
+  }
+
+  private static DispatchSettings settings(Duration pollInterval, int poolSize) {
     return new DispatchSettings(
         "test-owner",
-        4,
+        poolSize,
         Duration.ofSeconds(5),
         Duration.ofSeconds(5),
         3,

@@ -19,6 +19,7 @@ import io.herald.schema.CaptureSettings;
 import io.herald.writer.auth.TenantTokens;
 import io.herald.writer.http.ApiServer;
 import io.herald.writer.http.PublicationApi;
+import io.herald.writer.job.SingleReservations;
 import io.herald.writer.outbox.OutboxRetention;
 import io.herald.writer.retention.RetentionSettings;
 import java.nio.file.Path;
@@ -213,6 +214,24 @@ public final class WriterConfig extends ProcessConfig {
                   "Most items in one POST /v1/publications:batch (one transaction).")
               .validatedBy(Validator.between(1, 10_000)));
 
+  public static final ConfigKey<Integer> GROUP_COMMIT_MAX_INTENTS =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.group-commit.max-intents",
+                  ConfigType.INT,
+                  32,
+                  "Most single POSTs that arrive while others commit and are reserved together in"
+                      + " one transaction (group commit); 1 commits each request alone.")
+              .validatedBy(Validator.between(1, 10_000)));
+  public static final ConfigKey<Integer> GROUP_COMMIT_MAX_IN_FLIGHT =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.group-commit.max-in-flight",
+                  ConfigType.INT,
+                  2,
+                  "Most group transactions of single POSTs at once, each on a pooled connection;"
+                      + " a request that finds them all busy joins the next group.")
+              .validatedBy(Validator.between(1, 1_000)));
   public static final ConfigKey<List<String>> DESTINATIONS_ALLOWED =
       KEYS.define(
           ConfigKey.optional(
@@ -373,6 +392,7 @@ public final class WriterConfig extends ProcessConfig {
   private final CaptureSettings capture;
   private final ApiServer.Settings http;
   private final PublicationApi.Limits api;
+  private final SingleReservations.Settings groupCommit;
   private final Optional<InboxSettings> status;
   private final OutboxRetention outboxRetention;
   private final RetentionSettings retention;
@@ -401,6 +421,9 @@ public final class WriterConfig extends ProcessConfig {
             values.get(BATCH_MAX_ITEMS),
             values.get(HTTP_RETRY_AFTER),
             new LinkedHashSet<>(values.get(DESTINATIONS_ALLOWED)));
+    this.groupCommit =
+        new SingleReservations.Settings(
+            values.get(GROUP_COMMIT_MAX_INTENTS), values.get(GROUP_COMMIT_MAX_IN_FLIGHT));
     this.status =
         values.get(STATUS_ENABLED)
             ? Optional.of(readStatus(values, consumerOverrides))
@@ -505,6 +528,15 @@ public final class WriterConfig extends ProcessConfig {
                 + "' contains '/', which no publication's destination can");
       }
     }
+    if (values.get(GROUP_COMMIT_MAX_IN_FLIGHT) > values.get(DB.poolSize())) {
+      problems.contradiction(
+          GROUP_COMMIT_MAX_IN_FLIGHT.name(),
+          values.get(GROUP_COMMIT_MAX_IN_FLIGHT),
+          "exceeds",
+          DB.poolSize().name(),
+          values.get(DB.poolSize()),
+          "each group transaction holds a pooled connection");
+    }
     STATUS_CONSUMER_OWNED.forEach(
         (owned, why) -> problems.ownedByHerald(KAFKA_CONSUMER, consumerOverrides, owned, why));
     if (tokenHashes.isEmpty()) {
@@ -563,6 +595,11 @@ public final class WriterConfig extends ProcessConfig {
   }
 
   /** {@code writer.status.*} and {@code writer.kafka.*}; empty when the status view is off. */
+  /** {@code writer.group-commit.*}: how single POSTs share transactions. */
+  public SingleReservations.Settings groupCommit() {
+    return groupCommit;
+  }
+
   public Optional<InboxSettings> status() {
     return status;
   }

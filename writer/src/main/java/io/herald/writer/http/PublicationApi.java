@@ -12,6 +12,7 @@ import io.herald.writer.auth.BearerAuthenticator;
 import io.herald.writer.job.JobStore;
 import io.herald.writer.job.PublicationIntent;
 import io.herald.writer.job.Reservation;
+import io.herald.writer.job.SingleReservations;
 import io.herald.writer.job.StoreUnavailableException;
 import io.herald.writer.metrics.RequestMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -158,6 +159,7 @@ public final class PublicationApi extends Handler.Abstract {
   }
 
   private final JobStore jobs;
+  private final SingleReservations singles;
   private final BearerAuthenticator authenticator;
   private final IntentParser parser;
   private final RequestTracing tracing;
@@ -167,8 +169,13 @@ public final class PublicationApi extends Handler.Abstract {
   private final AtomicLong lastUnavailableStackTrace =
       new AtomicLong(System.nanoTime() - STACK_TRACE_INTERVAL.toNanos());
 
+  /**
+   * @param jobs reserves a batch's intents in one transaction, and finds jobs
+   * @param singles reserves a single publication, sharing the transaction with concurrent ones
+   */
   public PublicationApi(
       JobStore jobs,
+      SingleReservations singles,
       BearerAuthenticator authenticator,
       Limits limits,
       ObjectMapper mapper,
@@ -176,6 +183,7 @@ public final class PublicationApi extends Handler.Abstract {
       RandomGenerator random,
       MeterRegistry registry) {
     this.jobs = Objects.requireNonNull(jobs, "jobs");
+    this.singles = Objects.requireNonNull(singles, "singles");
     this.authenticator = Objects.requireNonNull(authenticator, "authenticator");
     this.limits = Objects.requireNonNull(limits, "limits");
     this.mapper = Objects.requireNonNull(mapper, "mapper");
@@ -283,7 +291,7 @@ public final class PublicationApi extends Handler.Abstract {
     JsonNode root = parser.parseBody(readJsonBody(request));
     PublicationIntent intent = parser.intent(root, tenant, trace);
     Reservation reservation =
-        tracing.outboxInsert(tenant, () -> jobs.reserve(List.of(intent))).getFirst();
+        tracing.outboxInsert(tenant, () -> List.of(singles.reserve(intent))).getFirst();
     MDC.put("jobId", reservation.job().id().toString());
     return switch (reservation) {
       case Reservation.Created created -> {

@@ -20,8 +20,8 @@ import javax.sql.DataSource;
  *
  * <p>One transaction per batch: the inbox rows {@code (id, handler)} of all its events are inserted
  * in one statement with {@code ON CONFLICT DO NOTHING}, which returns the ids that are new (an id
- * twice in one batch is new only the first time); only for a new one is the job updated, event by
- * event in order, and only if the event is newer than what the job shows (see {@code
+ * twice in one batch is new only the first time); only for a new one is the job updated, in order
+ * and in one JDBC batch, and only if the event is newer than what the job shows (see {@code
  * V5__job_status_view.sql}). The inbox row and the job change commit or roll back together, so a
  * redelivered event is a no-op and a failed batch leaves nothing behind. Thread-safe; each call
  * uses its own connection.
@@ -120,22 +120,35 @@ final class StatusStore {
                 fresh.add(rows.getObject(1, UUID.class));
               }
             }
-            List<Outcome> outcomes = new ArrayList<>(events.size());
-            for (StatusEvent event : events) {
-              // remove: the second of one id in a batch is a redelivery, as it was row by row.
-              outcomes.add(
-                  fresh.remove(event.messageId())
-                      ? applyOne(event, now, apply, exists)
-                      : Outcome.DUPLICATE);
+            // remove: the second of one id in a batch is a redelivery, as it was row by row.
+            List<StatusEvent> applied = new ArrayList<>(events.size());
+            Outcome[] outcomes = new Outcome[events.size()];
+            for (int i = 0; i < outcomes.length; i++) {
+              StatusEvent event = events.get(i);
+              if (fresh.remove(event.messageId())) {
+                addUpdate(event, now, apply);
+                applied.add(event);
+              } else {
+                outcomes[i] = Outcome.DUPLICATE;
+              }
             }
-            return outcomes;
+            // One JDBC batch: the updates run in order (two events of one job stay ordered) and
+            // travel in one round trip, where one statement per event cost one each.
+            int[] counts = applied.isEmpty() ? new int[0] : apply.executeBatch();
+            for (int i = 0, k = 0; i < outcomes.length; i++) {
+              if (outcomes[i] == null) {
+                outcomes[i] =
+                    counts[k] == 1 ? Outcome.APPLIED : staleOrUnknown(applied.get(k), exists);
+                k++;
+              }
+            }
+            return List.of(outcomes);
           }
         });
   }
 
-  /** The job update of an event whose inbox row is new. */
-  private static Outcome applyOne(
-      StatusEvent event, OffsetDateTime now, PreparedStatement apply, PreparedStatement exists)
+  /** The job update of an event whose inbox row is new, added to the batch. */
+  private static void addUpdate(StatusEvent event, OffsetDateTime now, PreparedStatement apply)
       throws SQLException {
     OffsetDateTime occurredAt = OffsetDateTime.ofInstant(event.occurredAt(), ZoneOffset.UTC);
     apply.setString(1, event.state());
@@ -148,9 +161,12 @@ final class StatusStore {
     apply.setString(7, event.tenant());
     apply.setObject(8, occurredAt);
     apply.setObject(9, event.messageId());
-    if (apply.executeUpdate() == 1) {
-      return Outcome.APPLIED;
-    }
+    apply.addBatch();
+  }
+
+  /** Why an event's update changed no row: the job shows a newer event, or is not here. */
+  private static Outcome staleOrUnknown(StatusEvent event, PreparedStatement exists)
+      throws SQLException {
     exists.setObject(1, event.jobId());
     exists.setString(2, event.tenant());
     try (ResultSet rows = exists.executeQuery()) {

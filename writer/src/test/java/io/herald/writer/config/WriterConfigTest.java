@@ -117,6 +117,18 @@ class WriterConfigTest {
   }
 
   @Test
+  void shouldFailWhenGroupCommitsInFlightExceedThePool() throws IOException {
+    Map<String, String> props = SHIPPED.properties();
+    props.put("writer.db.pool-size", "4");
+    props.put("writer.group-commit.max-in-flight", "5");
+
+    ConfigException e = fails(props, Map.of());
+
+    assertTrue(e.getMessage().contains("writer.group-commit.max-in-flight=5"), e.getMessage());
+    assertTrue(e.getMessage().contains("writer.db.pool-size=4"), e.getMessage());
+  }
+
+  @Test
   void shouldAcceptDeleteImmediatelyRetention() throws IOException {
     Map<String, String> props = SHIPPED.properties();
     props.put("writer.outbox.retention", "delete-immediately");
@@ -262,6 +274,7 @@ class WriterConfigTest {
         Map.of(
             "writer.outbox.retention", "keep",
             "writer.outbox.keep-days", "0"));
+    bad.add(Map.of("writer.group-commit.max-in-flight", "11", "writer.db.pool-size", "10"));
     for (String owned :
         List.of(
             "bootstrap.servers",

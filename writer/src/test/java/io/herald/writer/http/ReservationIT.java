@@ -16,6 +16,7 @@ import io.herald.devstack.HeraldIntegrationTest;
 import io.herald.writer.RunningWriter;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -66,14 +67,52 @@ class ReservationIT {
     assertThat(writer.count(EVENTS_OF_ARTICLE, article)).isEqualTo(1);
   }
 
+  /**
+   * Group commit: concurrent single POSTs share transactions (their outbox rows share a transaction
+   * id), and each is still answered as if alone: one job and one event per key, the first of a key
+   * created, its twin replayed.
+   */
+  @Test
+  void shouldShareTransactionsAmongConcurrentRequestsAndAnswerEachAsIfAlone() throws Exception {
+    int articles = 40;
+    List<String> requests = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < articles; i++) {
+      String article = uniqueArticle();
+      names.add(article);
+      requests.add(body(article, CONTENT));
+      requests.add(body(article, CONTENT));
+    }
+    List<HttpResponse<String>> responses = race(requests);
+
+    assertThat(responses.stream().filter(r -> r.statusCode() == 201)).hasSize(articles);
+    assertThat(responses.stream().filter(r -> r.statusCode() == 200)).hasSize(articles);
+    for (String article : names) {
+      assertThat(writer.count(JOBS_OF_ARTICLE, TENANT_A, article)).as(article).isEqualTo(1);
+      assertThat(writer.count(EVENTS_OF_ARTICLE, article)).as(article).isEqualTo(1);
+    }
+    long transactions =
+        writer.count(
+            "SELECT count(DISTINCT xmin::text) FROM writer.outbox"
+                + " WHERE payload->>'articleId' = ANY (?::text[])",
+            "{" + String.join(",", names) + "}");
+    assertThat(transactions).isLessThan(articles);
+  }
+
   /** Sends {@code request} from {@code clients} threads released at the same instant. */
   private static List<HttpResponse<String>> race(int clients, String request) throws Exception {
+    return race(Collections.nCopies(clients, request));
+  }
+
+  /** Sends each request from a thread of its own, all released at the same instant. */
+  private static List<HttpResponse<String>> race(List<String> requests) throws Exception {
+    int clients = requests.size();
     CountDownLatch ready = new CountDownLatch(clients);
     CountDownLatch go = new CountDownLatch(1);
     ExecutorService threads = Executors.newFixedThreadPool(clients);
     try {
       List<Future<HttpResponse<String>>> futures = new ArrayList<>();
-      for (int i = 0; i < clients; i++) {
+      for (String request : requests) {
         futures.add(
             threads.submit(
                 () -> {
