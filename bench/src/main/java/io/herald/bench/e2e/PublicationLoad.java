@@ -49,7 +49,7 @@ final class PublicationLoad implements AutoCloseable {
   }
 
   /** One phase's figures; latencies in microseconds ({@link Latency}). */
-  record Phase(double offeredRate, double sustainedRate, Histogram latencies) {}
+  record Phase(int count, double offeredRate, double sustainedRate, Histogram latencies) {}
 
   private final String run;
   private final URI writer;
@@ -187,7 +187,7 @@ final class PublicationLoad implements AutoCloseable {
         Math.max(1e-3, Duration.between(times.get(lo), times.get(hi - 1)).toNanos() / 1e9);
     double sustained = (hi - 1 - lo) / seconds;
     bench.progress(id, phase + ": " + arrived.size() + " published", true);
-    return new Phase(sent.offeredRate(), sustained, latencies);
+    return new Phase(intended.length, sent.offeredRate(), sustained, latencies);
   }
 
   /**

@@ -260,7 +260,7 @@ public final class WriterPgbenchBenchmark implements Scenario {
             ratio,
             ratio >= 0.8 ? "met" : "missed"));
     notes.add(
-        "CPU s per 1,000 commits over the measured rounds: the bench JVM holds the writer and its"
+        "CPU s per 1,000 intents over the measured rounds: the bench JVM holds the writer and its"
             + " load generator; pgbench's own time is its process's; postgres is the postmaster"
             + " with its backends.");
     notes.add(
@@ -275,8 +275,8 @@ public final class WriterPgbenchBenchmark implements Scenario {
     bars.put("pgbench, same SQL", pgbenchMedian);
     Charts.bars(
             bench.reportDir().resolve("b4-writer-pgbench.png"),
-            "B4: commits/s at 32 clients (median of rounds)",
-            "commits/s",
+            "B4: intents stored per second at 32 clients (median of rounds)",
+            "intents/s",
             bars)
         .ifPresent(plots::add);
     return new ScenarioResult(
@@ -284,15 +284,16 @@ public final class WriterPgbenchBenchmark implements Scenario {
         title(),
         String.format(
             Locale.ROOT,
-            "Workload: one new intent per transaction (~700-byte article; job insert with ON"
+            "Workload: one new intent per request (~700-byte article; job insert with ON"
                 + " CONFLICT + outbox insert, retention keep as shipped), no slot; the writer with"
-                + " 32 closed-loop HTTP clients and its pool of 10 connections, pgbench with 32"
-                + " connections on 2 threads (-M prepared); %d alternating rounds of %d s after a"
-                + " JIT warm-up; %d cores.",
+                + " 32 closed-loop HTTP clients and its pool of 10 connections, concurrent requests"
+                + " sharing transactions as shipped (writer.group-commit.*); pgbench with 32"
+                + " connections on 2 threads (-M prepared), one intent per transaction; %d"
+                + " alternating rounds of %d s after a JIT warm-up; %d cores.",
             rounds,
             seconds,
             Runtime.getRuntime().availableProcessors()),
-        List.of("side", "commits/s per round", "median commits/s", "CPU s per 1,000 commits"),
+        List.of("side", "intents/s per round", "median intents/s", "CPU s per 1,000 intents"),
         rows,
         notes,
         plots,

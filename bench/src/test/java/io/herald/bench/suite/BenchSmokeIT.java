@@ -39,7 +39,10 @@ class BenchSmokeIT {
             "cpu_bound_publications_per_second",
             "p99_ms_at_25",
             "p99_ms_at_50",
-            "p99_ms_at_75");
+            "p99_ms_at_75",
+            "cpu_ms_per_publication_at_25",
+            "cpu_ms_per_publication_at_50",
+            "cpu_ms_per_publication_at_75");
     assertThat(b5.figures().values()).allSatisfy(v -> assertThat(v).isPositive().isFinite());
     assertThat(b5.rows()).hasSize(4);
     assertThat(captured.toString(StandardCharsets.UTF_8)).contains("CPU-bound estimate");

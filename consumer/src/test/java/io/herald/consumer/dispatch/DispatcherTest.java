@@ -182,22 +182,8 @@ class DispatcherTest {
     FakeDestination busy = new FakeDestination("busy", false, false);
     FakeDestination idle = new FakeDestination("idle", false, false);
     int backlog = 40;
-    for (int i = 0; i < backlog; i++) {
-      queue.due.add(claim("busy", DeliveryState.DISPATCHING, 1, false));
-    }
     // A poll interval longer than the test: the busy lane is driven by its own calls ending alone.
-    dispatcher =
-        new Dispatcher(
-            queue,
-            Map.of("busy", busy, "idle", idle),
-            settings(Duration.ofMinutes(1)),
-            policy,
-            config -> Capabilities.of(config, Duration.ZERO),
-            PauseGate.NONE,
-            Clock.systemUTC(),
-            metrics,
-            DeliveryTracing.NOOP);
-    dispatcher.start();
+    dispatchBacklog(backlog, Map.of("busy", busy, "idle", idle), settings(Duration.ofMinutes(1)));
 
     await().atMost(Duration.ofSeconds(10)).until(() -> queue.completed.size() == backlog);
     assertEquals(backlog, busy.published.size());
@@ -215,21 +201,7 @@ class DispatcherTest {
     int concurrency = 16;
     FakeDestination busy = new FakeDestination("busy", concurrency, Duration.ofMillis(2));
     int backlog = 320;
-    for (int i = 0; i < backlog; i++) {
-      queue.due.add(claim("busy", DeliveryState.DISPATCHING, 1, false));
-    }
-    dispatcher =
-        new Dispatcher(
-            queue,
-            Map.of("busy", busy),
-            settings(Duration.ofMinutes(1), concurrency),
-            policy,
-            config -> Capabilities.of(config, Duration.ZERO),
-            PauseGate.NONE,
-            Clock.systemUTC(),
-            metrics,
-            DeliveryTracing.NOOP);
-    dispatcher.start();
+    dispatchBacklog(backlog, Map.of("busy", busy), settings(Duration.ofMinutes(1), concurrency));
 
     await().atMost(Duration.ofSeconds(20)).until(() -> queue.completed.size() == backlog);
     assertEquals(backlog, busy.published.size());
@@ -247,6 +219,26 @@ class DispatcherTest {
     assertEquals(1, Dispatcher.claimBatch(4));
     assertEquals(2, Dispatcher.claimBatch(8));
     assertEquals(8, Dispatcher.claimBatch(32));
+  }
+
+  /** Starts a dispatcher for {@code destinations} with {@code backlog} deliveries due at "busy". */
+  private void dispatchBacklog(
+      int backlog, Map<String, FakeDestination> destinations, DispatchSettings settings) {
+    for (int i = 0; i < backlog; i++) {
+      queue.due.add(claim("busy", DeliveryState.DISPATCHING, 1, false));
+    }
+    dispatcher =
+        new Dispatcher(
+            queue,
+            destinations,
+            settings,
+            policy,
+            config -> Capabilities.of(config, Duration.ZERO),
+            PauseGate.NONE,
+            Clock.systemUTC(),
+            metrics,
+            DeliveryTracing.NOOP);
+    dispatcher.start();
   }
 
   private long claims(String destination) {

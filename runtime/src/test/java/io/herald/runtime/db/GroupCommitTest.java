@@ -93,8 +93,7 @@ class GroupCommitTest {
     store.gate = new CountDownLatch(1);
     GroupCommit<String, String, SQLException> commit = groupCommit(store, 32, 1);
 
-    Future<String> first = callers.submit(() -> commit.submit("a0"));
-    await().atMost(WAIT).until(() -> store.entered.get() == 1);
+    Future<String> first = holdTheCommitter(store, commit);
     List<Future<String>> waiting = submitAll(commit, "a1", "a2", "a3", "a4", "a5");
     await().atMost(WAIT).until(() -> commit.queued() == 5);
     // Queued behind the one committer: none started a transaction of its own.
@@ -116,14 +115,8 @@ class GroupCommitTest {
     store.gate = new CountDownLatch(1);
     GroupCommit<String, String, SQLException> commit = groupCommit(store, 2, 1);
 
-    Future<String> first = callers.submit(() -> commit.submit("a0"));
-    await().atMost(WAIT).until(() -> store.entered.get() == 1);
-    List<Future<String>> waiting = new ArrayList<>();
-    for (String item : List.of("a1", "a2", "a3", "a4", "a5")) {
-      waiting.addAll(submitAll(commit, item));
-      int queued = waiting.size();
-      await().atMost(WAIT).until(() -> commit.queued() == queued);
-    }
+    Future<String> first = holdTheCommitter(store, commit);
+    List<Future<String>> waiting = queueInOrder(commit, "a1", "a2", "a3", "a4", "a5");
     store.gate.countDown();
 
     first.get();
@@ -140,14 +133,8 @@ class GroupCommitTest {
     store.gate = new CountDownLatch(1);
     GroupCommit<String, String, SQLException> commit = groupCommit(store, 32, 1);
 
-    Future<String> first = callers.submit(() -> commit.submit("a0"));
-    await().atMost(WAIT).until(() -> store.entered.get() == 1);
-    List<Future<String>> waiting = new ArrayList<>();
-    for (String item : List.of("a1", "bad", "a2")) {
-      waiting.addAll(submitAll(commit, item));
-      int queued = waiting.size();
-      await().atMost(WAIT).until(() -> commit.queued() == queued);
-    }
+    Future<String> first = holdTheCommitter(store, commit);
+    List<Future<String>> waiting = queueInOrder(commit, "a1", "bad", "a2");
     store.gate.countDown();
 
     assertThat(first.get()).isEqualTo("ok:a0");
@@ -172,8 +159,7 @@ class GroupCommitTest {
     store.failWith = UNAVAILABLE;
     GroupCommit<String, String, SQLException> commit = groupCommit(store, 32, 1);
 
-    Future<String> first = callers.submit(() -> commit.submit("a0"));
-    await().atMost(WAIT).until(() -> store.entered.get() == 1);
+    Future<String> first = holdTheCommitter(store, commit);
     List<Future<String>> waiting = submitAll(commit, "a1", "a2");
     await().atMost(WAIT).until(() -> commit.queued() == 2);
     store.gate.countDown();
@@ -192,8 +178,7 @@ class GroupCommitTest {
     GroupCommit<String, String, SQLException> commit = groupCommit(store, 32, 1);
     AtomicBoolean keptInterrupt = new AtomicBoolean();
 
-    Future<String> first = callers.submit(() -> commit.submit("a0"));
-    await().atMost(WAIT).until(() -> store.entered.get() == 1);
+    Future<String> first = holdTheCommitter(store, commit);
     Thread[] waiter = new Thread[1];
     Future<String> interrupted =
         callers.submit(
@@ -253,6 +238,26 @@ class GroupCommitTest {
     assertThat(sizes).allMatch(size -> size >= 1 && size <= 8);
     // 32 callers behind 2 committers: items did share transactions.
     assertThat(sizes.size()).isLessThan(clients * perClient);
+  }
+
+  /** Submits "a0" and waits until its group holds the only committer slot, at the gate. */
+  private Future<String> holdTheCommitter(
+      Store store, GroupCommit<String, String, SQLException> commit) {
+    Future<String> first = callers.submit(() -> commit.submit("a0"));
+    await().atMost(WAIT).until(() -> store.entered.get() == 1);
+    return first;
+  }
+
+  /** Submits each item in turn, each queued before the next is submitted (first in, first out). */
+  private List<Future<String>> queueInOrder(
+      GroupCommit<String, String, SQLException> commit, String... items) {
+    List<Future<String>> waiting = new ArrayList<>();
+    for (String item : items) {
+      waiting.addAll(submitAll(commit, item));
+      int queued = waiting.size();
+      await().atMost(WAIT).until(() -> commit.queued() == queued);
+    }
+    return waiting;
   }
 
   private List<Future<String>> submitAll(
