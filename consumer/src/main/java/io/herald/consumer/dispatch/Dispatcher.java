@@ -99,7 +99,8 @@ public final class Dispatcher implements AutoCloseable {
       Capabilities capabilities,
       CircuitBreaker breaker,
       AtomicBoolean due,
-      AtomicLong shortClaimNanos) {
+      AtomicLong shortClaimNanos,
+      AtomicLong heldBackSince) {
     String name() {
       return client.config().name();
     }
@@ -124,6 +125,14 @@ public final class Dispatcher implements AutoCloseable {
    * that one claim statement takes many rows at full speed.
    */
   private static final int CLAIM_BATCH_DIVISOR = 4;
+
+  /**
+   * The longest a free permit waits for a batch to fill: with slow calls a quarter of the lane may
+   * take long to free, and a due delivery should not wait for it, nor the permit stay unused.
+   */
+  static final Duration CLAIM_LINGER = Duration.ofMillis(10);
+
+  private static final long NOT_HELD_BACK = Long.MIN_VALUE;
 
   /** A dispatcher whose policy knows each destination by {@link Capabilities#of}. */
   public Dispatcher(
@@ -206,7 +215,8 @@ public final class Dispatcher implements AutoCloseable {
               capabilities.apply(client.config()),
               breaker,
               new AtomicBoolean(true),
-              new AtomicLong(System.nanoTime())));
+              new AtomicLong(System.nanoTime()),
+              new AtomicLong(NOT_HELD_BACK)));
       String name = client.config().name();
       metrics.lane(name, breaker, () -> pauses.paused(name));
     }
@@ -293,10 +303,19 @@ public final class Dispatcher implements AutoCloseable {
         // free (each call's end wakes this loop): a claim per ended call made the claim
         // statement, one at a time on this thread, the limit of the whole dispatch (B5). With
         // nothing in flight, whatever is free is claimed at once, so a quiet lane waits for none.
+        // A permit never waits longer than CLAIM_LINGER for the batch to fill.
         boolean inFlight = lanePermits < lane.client().config().concurrency();
         if (inFlight && free < claimBatch(lane)) {
-          continue;
+          long since = lane.heldBackSince().get();
+          if (since == NOT_HELD_BACK) {
+            lane.heldBackSince().set(now);
+            continue;
+          }
+          if (now - since < CLAIM_LINGER.toNanos()) {
+            continue;
+          }
         }
+        lane.heldBackSince().set(NOT_HELD_BACK);
         List<ClaimedDelivery> claims;
         // Cleared before the statement, so a wake that comes while it runs is kept.
         lane.due().set(false);
@@ -335,8 +354,9 @@ public final class Dispatcher implements AutoCloseable {
   }
 
   /**
-   * The fewest deliveries a lane claims while calls of its own are in flight: a quarter of its
-   * concurrency, at least one (a lane of 4 or fewer claims as soon as a permit is free).
+   * The fewest deliveries a lane claims while calls of its own are in flight, unless a free permit
+   * has waited {@link #CLAIM_LINGER}: a quarter of its concurrency, at least one (a lane of 4 or
+   * fewer claims as soon as a permit is free).
    */
   static int claimBatch(int concurrency) {
     return Math.max(1, concurrency / CLAIM_BATCH_DIVISOR);
@@ -358,6 +378,11 @@ public final class Dispatcher implements AutoCloseable {
       long left = lane.shortClaimNanos().get() + pollNanos - now;
       if (left > 0) {
         wait = Math.min(wait, left);
+      }
+      // A lane holding free permits back for a batch claims them when the linger ends.
+      long since = lane.heldBackSince().get();
+      if (since != NOT_HELD_BACK) {
+        wait = Math.min(wait, Math.max(0, since + CLAIM_LINGER.toNanos() - now));
       }
     }
     return Duration.ofNanos(wait);

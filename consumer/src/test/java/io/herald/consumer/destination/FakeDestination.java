@@ -81,6 +81,12 @@ public final class FakeDestination implements Destination {
         0);
   }
 
+  /** Publishes with {@code call}: a call that blocks, counts, or answers per delivery. */
+  public FakeDestination publishingWith(Function<ClaimedDelivery, Outcome> call) {
+    publish = call;
+    return this;
+  }
+
   public FakeDestination answering(Outcome outcome) {
     publish = claim -> outcome;
     return this;

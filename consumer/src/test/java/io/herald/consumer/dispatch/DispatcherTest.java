@@ -34,6 +34,7 @@ import java.time.ZoneOffset;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -211,6 +212,43 @@ class DispatcherTest {
     assertEquals(4, batch);
     assertTrue(
         claims("busy") <= backlog / batch + 2, "claims of the busy destination: " + claims("busy"));
+  }
+
+  @Test
+  void shouldClaimAFreePermitWithinTheLingerWhenSlowCallsKeepTheBatchFromFilling()
+      throws Exception {
+    int concurrency = 16;
+    CountDownLatch release = new CountDownLatch(1);
+    ClaimedDelivery late = claim("busy", DeliveryState.DISPATCHING, 1, false);
+    FakeDestination slow =
+        new FakeDestination("busy", concurrency, Duration.ZERO)
+            .publishingWith(
+                claim -> {
+                  if (!claim.id().equals(late.id())) {
+                    try {
+                      release.await(); // a remote API that takes its time
+                    } catch (InterruptedException e) {
+                      Thread.currentThread().interrupt();
+                    }
+                  }
+                  return new Outcome.Published("art-" + claim.id());
+                });
+    // 13 calls in flight leave 3 permits, fewer than a batch of 4.
+    int blocked = 13;
+    dispatchBacklog(blocked, Map.of("busy", slow), settings(Duration.ofMinutes(1), concurrency));
+    await().atMost(Duration.ofSeconds(10)).until(() -> slow.published.size() == blocked);
+
+    queue.due.add(late);
+    dispatcher.wake();
+
+    try {
+      // Claimed after the linger, while all 13 calls are still in flight.
+      await().atMost(Duration.ofSeconds(5)).until(() -> slow.published.contains(late));
+      assertEquals(1, queue.completed.size());
+    } finally {
+      release.countDown();
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> queue.completed.size() == blocked + 1);
   }
 
   @Test
