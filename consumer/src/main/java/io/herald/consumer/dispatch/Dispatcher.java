@@ -292,11 +292,14 @@ public final class Dispatcher implements AutoCloseable {
         // A paused or open lane claims nothing: its deliveries wait as they are, while the other
         // lanes and intake carry on.
         if (pauses.paused(lane.name()) || !lane.wanted(now, pollNanos)) {
+          // Nothing held back for a lane that cannot claim: its linger would wake the loop.
+          lane.heldBackSince().set(NOT_HELD_BACK);
           continue;
         }
         int lanePermits = lane.permits().availablePermits();
         int free = lane.breaker().admit(Math.min(lanePermits, globalPermits.availablePermits()));
         if (free == 0) {
+          lane.heldBackSince().set(NOT_HELD_BACK);
           continue;
         }
         // While calls of this lane are in flight, claim only once a batch's worth of permits is

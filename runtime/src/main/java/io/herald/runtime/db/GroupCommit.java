@@ -125,12 +125,13 @@ public final class GroupCommit<T, R, E extends Exception> {
           commit(take());
         } finally {
           committers.release();
-        }
-        // After the release: a caller that found every slot taken was queued before its attempt,
-        // so this sees it (or sees it taken), and it is not left parked until the recheck.
-        Pending<T, R> head = queue.peek();
-        if (head != null) {
-          LockSupport.unpark(head.caller);
+          // After the release: a caller that found every slot taken was queued before its
+          // attempt, so this sees it (or sees it taken), and it is not left parked until the
+          // recheck.
+          Pending<T, R> head = queue.peek();
+          if (head != null) {
+            LockSupport.unpark(head.caller);
+          }
         }
       } else {
         LockSupport.parkNanos(this, RECHECK_NANOS);
@@ -169,7 +170,30 @@ public final class GroupCommit<T, R, E extends Exception> {
     return group;
   }
 
+  /**
+   * Commits {@code group} and answers every caller in it, whatever happens: a caller left without
+   * an answer would park forever.
+   */
   private void commit(List<Pending<T, R>> group) {
+    Throwable thrown = null;
+    try {
+      commitOrRetry(group);
+    } catch (RuntimeException | Error e) {
+      // Not the committer's failure (that is an answer): a bug or the JVM's; it goes on.
+      thrown = e;
+      throw e;
+    } finally {
+      for (Pending<T, R> pending : group) {
+        if (!pending.done) {
+          pending.fail(
+              new IllegalStateException(
+                  "a group commit ended without an answer: " + thrown, thrown));
+        }
+      }
+    }
+  }
+
+  private void commitOrRetry(List<Pending<T, R>> group) {
     if (group.isEmpty()) {
       return;
     }
@@ -187,22 +211,20 @@ public final class GroupCommit<T, R, E extends Exception> {
         commit(List.of(pending));
       }
       return;
-    } catch (Error e) {
-      // Answered before the error goes on, so that no caller of the group parks forever.
-      IllegalStateException failed = new IllegalStateException("a group commit failed: " + e, e);
-      group.forEach(pending -> pending.fail(failed));
-      throw e;
     }
-    if (results.size() != group.size()) {
+    if (results == null || results.size() != group.size()) {
       IllegalStateException wrong =
           new IllegalStateException(
-              "a group commit answered " + results.size() + " results for " + group.size());
+              "a group commit answered "
+                  + (results == null ? "null" : results.size() + " results")
+                  + " for "
+                  + group.size());
       group.forEach(pending -> pending.fail(wrong));
       return;
     }
-    groupSizes.accept(group.size());
     for (int i = 0; i < group.size(); i++) {
       group.get(i).complete(results.get(i));
     }
+    groupSizes.accept(group.size());
   }
 }

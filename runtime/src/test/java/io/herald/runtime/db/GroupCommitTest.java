@@ -10,10 +10,12 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
@@ -42,7 +44,7 @@ class GroupCommitTest {
    * A transaction that waits at its gate, answers "ok:" + item, and refuses any group holding
    * "bad".
    */
-  private static final class Store implements GroupCommit.Committer<String, String, SQLException> {
+  private static class Store implements GroupCommit.Committer<String, String, SQLException> {
     final List<List<String>> groups = Collections.synchronizedList(new ArrayList<>());
     final AtomicInteger entered = new AtomicInteger();
     volatile CountDownLatch gate = new CountDownLatch(0);
@@ -150,6 +152,39 @@ class GroupCommitTest {
             List.of("a1"),
             List.of("bad"),
             List.of("a2"));
+  }
+
+  @Test
+  void shouldAnswerEveryCallerWhenTheCommitterThrowsAnErrorWhileRetryingAlone() throws Exception {
+    Store store =
+        new Store() {
+          @Override
+          public List<String> commit(List<String> items) throws SQLException {
+            if (items.equals(List.of("boom"))) {
+              throw new AssertionError("not an SQL failure: a bug or the JVM's");
+            }
+            return super.commit(items.contains("boom") ? List.of("bad") : items);
+          }
+        };
+    store.gate = new CountDownLatch(1);
+    GroupCommit<String, String, SQLException> commit = groupCommit(store, 32, 1);
+
+    Future<String> first = holdTheCommitter(store, commit);
+    List<Future<String>> waiting = queueInOrder(commit, "a1", "boom", "a2");
+    store.gate.countDown();
+
+    assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo("ok:a0");
+    // Nobody parks forever: every caller has an answer, and the one whose item broke, a failure.
+    for (Future<String> f : waiting) {
+      try {
+        f.get(10, TimeUnit.SECONDS);
+      } catch (ExecutionException answered) {
+        assertThat(answered.getCause())
+            .isInstanceOfAny(AssertionError.class, IllegalStateException.class);
+      }
+    }
+    assertThatThrownBy(() -> waiting.get(1).get()).isInstanceOf(ExecutionException.class);
+    assertThat(commit.queued()).isZero();
   }
 
   @Test

@@ -229,8 +229,9 @@ public final class WriterConfig extends ProcessConfig {
                   "writer.group-commit.max-in-flight",
                   ConfigType.INT,
                   2,
-                  "Most group transactions of single POSTs at once, each on a pooled connection;"
-                      + " a request that finds them all busy joins the next group.")
+                  "Most group transactions of single POSTs at once, each on a pooled connection"
+                      + " (below writer.db.pool-size); a request that finds them all busy joins the"
+                      + " next group.")
               .validatedBy(Validator.between(1, 1_000)));
   public static final ConfigKey<List<String>> DESTINATIONS_ALLOWED =
       KEYS.define(
@@ -528,14 +529,15 @@ public final class WriterConfig extends ProcessConfig {
                 + "' contains '/', which no publication's destination can");
       }
     }
-    if (values.get(GROUP_COMMIT_MAX_IN_FLIGHT) > values.get(DB.poolSize())) {
+    if (values.get(GROUP_COMMIT_MAX_IN_FLIGHT) >= values.get(DB.poolSize())) {
       problems.contradiction(
           GROUP_COMMIT_MAX_IN_FLIGHT.name(),
           values.get(GROUP_COMMIT_MAX_IN_FLIGHT),
-          "exceeds",
+          "is not below",
           DB.poolSize().name(),
           values.get(DB.poolSize()),
-          "each group transaction holds a pooled connection");
+          "each group transaction holds a pooled connection, and GETs, batches and the status"
+              + " view need one left");
     }
     STATUS_CONSUMER_OWNED.forEach(
         (owned, why) -> problems.ownedByHerald(KAFKA_CONSUMER, consumerOverrides, owned, why));
@@ -594,12 +596,12 @@ public final class WriterConfig extends ProcessConfig {
     return api;
   }
 
-  /** {@code writer.status.*} and {@code writer.kafka.*}; empty when the status view is off. */
   /** {@code writer.group-commit.*}: how single POSTs share transactions. */
   public SingleReservations.Settings groupCommit() {
     return groupCommit;
   }
 
+  /** {@code writer.status.*} and {@code writer.kafka.*}; empty when the status view is off. */
   public Optional<InboxSettings> status() {
     return status;
   }

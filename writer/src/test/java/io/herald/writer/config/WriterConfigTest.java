@@ -117,14 +117,14 @@ class WriterConfigTest {
   }
 
   @Test
-  void shouldFailWhenGroupCommitsInFlightExceedThePool() throws IOException {
+  void shouldFailWhenGroupCommitsInFlightLeaveNoPooledConnection() throws IOException {
     Map<String, String> props = SHIPPED.properties();
     props.put("writer.db.pool-size", "4");
-    props.put("writer.group-commit.max-in-flight", "5");
+    props.put("writer.group-commit.max-in-flight", "4");
 
     ConfigException e = fails(props, Map.of());
 
-    assertTrue(e.getMessage().contains("writer.group-commit.max-in-flight=5"), e.getMessage());
+    assertTrue(e.getMessage().contains("writer.group-commit.max-in-flight=4"), e.getMessage());
     assertTrue(e.getMessage().contains("writer.db.pool-size=4"), e.getMessage());
   }
 
