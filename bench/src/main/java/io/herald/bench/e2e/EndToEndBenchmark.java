@@ -76,14 +76,10 @@ public final class EndToEndBenchmark implements Scenario {
         settle(processes, settleLimit, bench);
         Map<String, ProcessStats.Sample> after = processes.sample();
         double maxRate = max.sustainedRate();
-        Map<String, Double> cpuMsPerPublication = new LinkedHashMap<>();
-        double totalCpuMs = 0;
-        for (String name : processes.names()) {
-          double ms =
-              (after.get(name).cpuSeconds() - before.get(name).cpuSeconds()) * 1000 / saturation;
-          cpuMsPerPublication.put(name, ms);
-          totalCpuMs += ms;
-        }
+        // CPU seconds per 1,000 publications are CPU milliseconds per publication.
+        Map<String, Double> cpuMsPerPublication =
+            ProcessGroup.cpuSecondsPer1000(before, after, saturation);
+        double totalCpuMs = total(cpuMsPerPublication);
         int cores = Runtime.getRuntime().availableProcessors();
         double cpuBound = cores * 1000 / totalCpuMs;
 
@@ -118,7 +114,8 @@ public final class EndToEndBenchmark implements Scenario {
           PublicationLoad.Phase phase =
               load.openLoop("o" + (int) (fraction * 100), rate, latencyPhase, bench, id());
           settle(processes, settleLimit, bench);
-          double phaseCpuMs = cpuMs(processes, phaseStart, processes.sample(), phase.count());
+          double phaseCpuMs =
+              total(ProcessGroup.cpuSecondsPer1000(phaseStart, processes.sample(), phase.count()));
           Histogram h = phase.latencies();
           rows.add(
               List.of(
@@ -227,11 +224,8 @@ public final class EndToEndBenchmark implements Scenario {
       // A second of CPU time is the measure: nothing to wait on but the processes' own work.
       Thread.sleep(1000);
       Map<String, ProcessStats.Sample> now = processes.sample();
-      double busy = 0;
-      for (String name : processes.names()) {
-        busy += now.get(name).cpuSeconds() - last.get(name).cpuSeconds();
-      }
-      if (busy < QUIET_CORES) {
+      // Per 1,000 of 1,000 "events": the CPU seconds of that second.
+      if (total(ProcessGroup.cpuSecondsPer1000(last, now, 1000)) < QUIET_CORES) {
         return;
       }
       last = now;
@@ -240,20 +234,8 @@ public final class EndToEndBenchmark implements Scenario {
         "B5", "the processes were not quiet within " + limit + "; measuring anyway", true);
   }
 
-  /**
-   * All processes' CPU milliseconds per publication between two samples (at a fixed offered rate
-   * the cost of that rate, with no backlog to batch: a steadier figure than saturation's).
-   */
-  private static double cpuMs(
-      ProcessGroup processes,
-      Map<String, ProcessStats.Sample> before,
-      Map<String, ProcessStats.Sample> after,
-      int publications) {
-    double seconds = 0;
-    for (String name : processes.names()) {
-      seconds += after.get(name).cpuSeconds() - before.get(name).cpuSeconds();
-    }
-    return seconds * 1000 / Math.max(1, publications);
+  private static double total(Map<String, Double> perProcess) {
+    return perProcess.values().stream().mapToDouble(Double::doubleValue).sum();
   }
 
   /**

@@ -35,9 +35,7 @@ final class Recorder {
    */
   Recorder(DeliveryQueue deliveries, int batchSize) {
     Objects.requireNonNull(deliveries, "deliveries");
-    if (batchSize < 1) {
-      throw new IllegalArgumentException("batchSize must be at least 1: " + batchSize);
-    }
+    // GroupCommit refuses a batch size below 1.
     this.groups =
         new GroupCommit<>(
             deliveries::completeAll,

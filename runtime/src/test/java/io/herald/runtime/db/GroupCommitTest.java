@@ -91,8 +91,7 @@ class GroupCommitTest {
 
   @Test
   void shouldJoinItemsThatArriveWhileEveryCommitterIsBusyIntoOneTransaction() throws Exception {
-    Store store = new Store();
-    store.gate = new CountDownLatch(1);
+    Store store = gatedStore();
     GroupCommit<String, String, SQLException> commit = groupCommit(store, 32, 1);
 
     Future<String> first = holdTheCommitter(store, commit);
@@ -113,8 +112,7 @@ class GroupCommitTest {
 
   @Test
   void shouldPutAtMostMaxItemsIntoOneTransactionFirstInFirstOut() throws Exception {
-    Store store = new Store();
-    store.gate = new CountDownLatch(1);
+    Store store = gatedStore();
     GroupCommit<String, String, SQLException> commit = groupCommit(store, 2, 1);
 
     Future<String> first = holdTheCommitter(store, commit);
@@ -131,8 +129,7 @@ class GroupCommitTest {
 
   @Test
   void shouldFailOnlyTheItemTheDatabaseRefusesWhenItsGroupIsCommittedAgainAlone() throws Exception {
-    Store store = new Store();
-    store.gate = new CountDownLatch(1);
+    Store store = gatedStore();
     GroupCommit<String, String, SQLException> commit = groupCommit(store, 32, 1);
 
     Future<String> first = holdTheCommitter(store, commit);
@@ -189,8 +186,7 @@ class GroupCommitTest {
 
   @Test
   void shouldFailEveryItemOfAGroupAtOnceWhenTheDatabaseIsUnavailable() throws Exception {
-    Store store = new Store();
-    store.gate = new CountDownLatch(1);
+    Store store = gatedStore();
     store.failWith = UNAVAILABLE;
     GroupCommit<String, String, SQLException> commit = groupCommit(store, 32, 1);
 
@@ -208,8 +204,7 @@ class GroupCommitTest {
 
   @Test
   void shouldAnswerACallerInterruptedWhileItWaitsAndKeepItsInterrupt() throws Exception {
-    Store store = new Store();
-    store.gate = new CountDownLatch(1);
+    Store store = gatedStore();
     GroupCommit<String, String, SQLException> commit = groupCommit(store, 32, 1);
     AtomicBoolean keptInterrupt = new AtomicBoolean();
 
@@ -273,6 +268,13 @@ class GroupCommitTest {
     assertThat(sizes).allMatch(size -> size >= 1 && size <= 8);
     // 32 callers behind 2 committers: items did share transactions.
     assertThat(sizes.size()).isLessThan(clients * perClient);
+  }
+
+  /** A store whose transactions wait at the gate until the test opens it. */
+  private static Store gatedStore() {
+    Store store = new Store();
+    store.gate = new CountDownLatch(1);
+    return store;
   }
 
   /** Submits "a0" and waits until its group holds the only committer slot, at the gate. */
