@@ -98,6 +98,15 @@ public final class KafkaBatchSink
    */
   private volatile Producer<byte[], byte[]> producer;
 
+  /**
+   * How long closing the producer may take. What the engine was told is committed is in Kafka by
+   * then, and whatever is still in flight was never marked, so it is read again from the slot. A
+   * producer whose coordinator stopped answering mid-transaction (a relay frozen during a commit,
+   * fenced by the new leader meanwhile) would otherwise wait out its requests' timeouts: a stopping
+   * relay would not exit, and one going back to standby would not contend for the lock.
+   */
+  public static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
+
   /** Sent, not yet marked, oldest first. Only the engine's thread touches it. */
   private final ArrayDeque<SentBatch> inFlight = new ArrayDeque<>();
 
@@ -175,10 +184,13 @@ public final class KafkaBatchSink
     stopping = true;
   }
 
-  /** Closes the producer in use; called once the engine has stopped. */
+  /**
+   * Closes the producer in use, waiting at most {@link #CLOSE_WAIT}; called once the engine has
+   * stopped.
+   */
   @Override
   public void close() {
-    producer.close();
+    producer.close(CLOSE_WAIT);
   }
 
   /**

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.debezium.engine.RecordChangeEvent;
 import io.herald.devstack.HeraldIntegrationTest;
+import io.herald.devstack.KafkaBroker;
 import io.herald.devstack.StackContext;
+import io.herald.devstack.proxy.TcpProxy;
 import io.herald.relay.engine.ProducerSettings;
 import io.herald.relay.health.RelayMetrics;
 import io.herald.relay.health.RelayStatus;
@@ -15,6 +17,7 @@ import io.herald.relay.sink.RecordingCommitter;
 import io.herald.relay.sink.RelayPublishException;
 import io.herald.relay.sink.SendRetry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -41,7 +44,8 @@ import org.junit.jupiter.api.Test;
  * The sink's fencing on the real broker: a relay whose transaction is open when another relay of
  * the same slot takes over (what a leader frozen mid-batch holds) can commit none of it, and fails
  * with the fencing named; a producer the sink replaces itself is fenced the same way, so what it
- * left open is never visible.
+ * left open is never visible; and a sink whose broker stops answering mid-transaction still closes
+ * within its bound.
  */
 @HeraldIntegrationTest
 class RelaySinkFencingIT {
@@ -111,6 +115,35 @@ class RelaySinkFencingIT {
     // The new producer's registration aborted the first one's transaction: no copy twice.
     assertThat(readCommitted(context.bootstrapServers(), topic))
         .containsExactly("event-0", "event-1", "event-2");
+  }
+
+  @Test
+  void shouldCloseWithinItsBoundWhenKafkaStopsAnsweringWithATransactionOpen(StackContext context)
+      throws Exception {
+    String topic = topic(context, "unanswered");
+    KafkaBroker.ProxiedListener listener = context.stack().kafka().proxiedListener().orElseThrow();
+    try (TcpProxy kafka =
+        TcpProxy.start(
+            "relay-kafka",
+            listener.advertisedPort(),
+            new InetSocketAddress(listener.host(), listener.boundPort()))) {
+      KafkaBatchSink sink =
+          sink(
+              producer(
+                  ProducerSettings.from(Map.of(), listener.bootstrapServers(), context.slot())));
+      sink.fence();
+      // A full batch: sent into the open transaction, acknowledged, not committed.
+      sink.handleBatch(events(topic, "open", 0, 10), new RecordingCommitter());
+      kafka.freeze();
+
+      long closing = System.nanoTime();
+      sink.close();
+      Duration closed = Duration.ofNanos(System.nanoTime() - closing);
+
+      // Unbounded, the producer's close waits for an abort the broker never answers.
+      assertThat(closed).isLessThan(KafkaBatchSink.CLOSE_WAIT.plusSeconds(5));
+    }
+    assertThat(readCommitted(context.bootstrapServers(), topic)).isEmpty();
   }
 
   /** A topic of one partition, so the order of what is visible is the order it was written. */

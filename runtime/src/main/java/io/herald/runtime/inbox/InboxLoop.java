@@ -63,6 +63,16 @@ public final class InboxLoop<T, R> implements AutoCloseable {
   private static final Duration PROBE_MAX_INTERVAL = Duration.ofSeconds(10);
   private static final Duration PROBE_MAX_TIMEOUT = Duration.ofSeconds(5);
   private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
+
+  /**
+   * How long closing the Kafka consumer may take. Offsets are committed synchronously by the loop,
+   * so closing only leaves the group, a courtesy: a member killed before this one still holds a
+   * rebalance open until its session expires (45 s by default), and a close waiting on the pending
+   * join would hold the whole process's shutdown that long. Past this bound the group forgets the
+   * member by its session timeout, as after a crash.
+   */
+  static final Duration KAFKA_CLOSE_WAIT = Duration.ofSeconds(5);
+
   private static final Duration STACK_TRACE_INTERVAL = Duration.ofMinutes(1);
 
   /** The loop's lifecycle. */
@@ -474,7 +484,7 @@ public final class InboxLoop<T, R> implements AutoCloseable {
     }
     if (kafka != null) {
       try {
-        kafka.close(CloseOptions.timeout(CLOSE_WAIT));
+        kafka.close(CloseOptions.timeout(KAFKA_CLOSE_WAIT));
       } catch (RuntimeException e) {
         log.warn("{}: closing the Kafka consumer failed", settings.name(), e);
       }

@@ -16,6 +16,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -26,11 +27,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.BeforeAll;
@@ -39,7 +44,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The shared inbox loop against a real Kafka and PostgreSQL: every record applied once, what never
  * applies set aside without blocking its partition, offsets committed past both, a retriable
- * failure re-read, and the lifecycle moving one way.
+ * failure re-read, the lifecycle moving one way, and a stop bounded while the group rebalances.
  */
 @HeraldIntegrationTest
 class InboxLoopIT {
@@ -132,6 +137,47 @@ class InboxLoopIT {
     assertThatThrownBy(loop::start).isInstanceOf(IllegalStateException.class);
   }
 
+  @Test
+  void shouldStopWithinItsBoundWhileItsGroupWaitsForAMemberThatDoesNotRejoin(StackContext stack)
+      throws Exception {
+    String topic = stack.topic("stuck-join");
+    stack.stack().kafka().createTopic(topic, 1);
+    InboxSettings settings = settings(stack, topic, "stuck-join");
+    // A member that joined, then stopped polling while its heartbeats go on (as one killed leaves
+    // its session behind): a rebalance waits for it until its max.poll.interval.ms.
+    Map<String, Object> member = new HashMap<>(InboxLoop.consumerProperties(settings));
+    member.put(ConsumerConfig.CLIENT_ID_CONFIG, "stuck-member");
+    member.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 120_000);
+    KafkaConsumer<byte[], byte[]> stuck = new KafkaConsumer<>(member);
+    try {
+      stuck.subscribe(List.of(topic));
+      await()
+          .atMost(WAIT)
+          .until(
+              () -> {
+                stuck.poll(Duration.ofMillis(100));
+                return !stuck.assignment().isEmpty();
+              });
+      InboxLoop<String, Boolean> loop =
+          new InboxLoop<>(
+              settings, new RecordingHandler(stack.dataSource(), 0), new SimpleMeterRegistry());
+      loop.start();
+      await()
+          .atMost(WAIT)
+          .until(() -> groupState(stack, settings) == GroupState.PREPARING_REBALANCE);
+
+      long closing = System.nanoTime();
+      loop.close();
+      Duration closed = Duration.ofNanos(System.nanoTime() - closing);
+
+      // Without a bound of its own the consumer's close waits for the join, here up to 2 minutes.
+      assertThat(closed).isLessThan(InboxLoop.KAFKA_CLOSE_WAIT.plusSeconds(5));
+      assertThat(loop.state()).isEqualTo(InboxLoop.State.STOPPED);
+    } finally {
+      stuck.close(CloseOptions.timeout(Duration.ZERO));
+    }
+  }
+
   /** Applies values with an inbox row each; fails the first {@code failFirst} batches. */
   private static final class RecordingHandler implements InboxHandler<String, Boolean> {
 
@@ -218,6 +264,20 @@ class InboxLoopIT {
         Duration.ofSeconds(30),
         "herald.test.inbox",
         Map.of());
+  }
+
+  private static GroupState groupState(StackContext stack, InboxSettings settings)
+      throws Exception {
+    try (Admin admin =
+        Admin.create(
+            Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers()))) {
+      return admin
+          .describeConsumerGroups(List.of(settings.groupId()))
+          .all()
+          .get()
+          .get(settings.groupId())
+          .groupState();
+    }
   }
 
   private static KafkaProducer<byte[], byte[]> producer(StackContext stack) {
