@@ -268,9 +268,7 @@ class InboxLoopIT {
 
   private static GroupState groupState(StackContext stack, InboxSettings settings)
       throws Exception {
-    try (Admin admin =
-        Admin.create(
-            Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers()))) {
+    try (Admin admin = admin(stack)) {
       return admin
           .describeConsumerGroups(List.of(settings.groupId()))
           .all()
@@ -278,6 +276,11 @@ class InboxLoopIT {
           .get(settings.groupId())
           .groupState();
     }
+  }
+
+  private static Admin admin(StackContext stack) {
+    return Admin.create(
+        Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers()));
   }
 
   private static KafkaProducer<byte[], byte[]> producer(StackContext stack) {
@@ -306,9 +309,7 @@ class InboxLoopIT {
   }
 
   private static long committedOffset(StackContext stack, InboxSettings settings) throws Exception {
-    try (Admin admin =
-        Admin.create(
-            Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers()))) {
+    try (Admin admin = admin(stack)) {
       OffsetAndMetadata offset =
           admin
               .listConsumerGroupOffsets(settings.groupId())
