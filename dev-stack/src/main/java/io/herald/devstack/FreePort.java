@@ -69,9 +69,11 @@ public final class FreePort {
   }
 
   /** The first port of the ephemeral range; Linux's default (32768) where it cannot be read. */
-  private static int ephemeralStart() {
+  static int ephemeralStart() {
     try {
-      return Integer.parseInt(Files.readString(RANGE).trim().split("\\s+")[0]);
+      // Not Files.readString: on JDK 25 it returned "3" for this file (procfs reports size 0), and
+      // every port then came from the ephemeral range.
+      return Integer.parseInt(Files.readAllLines(RANGE).get(0).trim().split("\\s+")[0]);
     } catch (IOException | RuntimeException e) {
       // Not Linux, or no /proc: the usual start of the range.
       return 32_768;
