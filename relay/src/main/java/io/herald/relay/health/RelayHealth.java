@@ -54,22 +54,29 @@ public final class RelayHealth {
         () -> {
           RelayStatus.Phase phase = status.phase();
           java.util.Optional<Duration> waiting = status.waitingForKafka();
-          boolean kafkaStuck = waiting.filter(w -> w.compareTo(KAFKA_WAIT_LIMIT) > 0).isPresent();
           Optional<Duration> batchAge = status.lastBatchAge();
-          boolean engineStalled =
-              !kafkaStuck
-                  && phase == RelayStatus.Phase.STREAMING
-                  && waiting.isEmpty()
+          // Whether a streaming engine has handed over no batch for longer than its heartbeats
+          // allow, wherever it waits. A Kafka outage can hold the engine in its offset commit
+          // first and the sink after it: the sink's own wait then starts late and says little.
+          boolean noBatchTooLong =
+              phase == RelayStatus.Phase.STREAMING
                   && heartbeatInterval
                       .flatMap(
                           h -> batchAge.map(age -> age.compareTo(h.plus(KAFKA_WAIT_LIMIT)) > 0))
                       .orElse(false);
+          boolean kafkaStuck =
+              waiting.isPresent()
+                  && (waiting.get().compareTo(KAFKA_WAIT_LIMIT) > 0 || noBatchTooLong);
+          boolean engineStalled = noBatchTooLong && waiting.isEmpty();
           String detail =
               phase
                   + (kafkaStuck
                       ? "; waiting "
                           + ago(waiting.get()).replace(" ago", "")
                           + " for Kafka to acknowledge"
+                          + (noBatchTooLong
+                              ? ", no batch for " + ago(batchAge.get()).replace(" ago", "")
+                              : "")
                       : "")
                   + (engineStalled
                       ? "; no batch for "

@@ -111,6 +111,32 @@ class RelayHealthTest {
   }
 
   @Test
+  void shouldStayDownWhenAnEngineHeldInItsOffsetCommitHandsItsSinkABatchThatKafkaDoesNotTake() {
+    // RelayKafkaOutageIT once saw /health UP at the end of a 30 s outage: the engine, held in its
+    // offset commit, handed the sink a batch late, and the sink's own wait had not reached 15 s.
+    ManualClock clock = new ManualClock();
+    RelayStatus status = new RelayStatus(clock);
+    status.phase(RelayStatus.Phase.STREAMING);
+    RelayHealth health =
+        new RelayHealth(status, 100, java.util.Optional.of(Duration.ofSeconds(10)));
+    status.batchDone(1);
+
+    clock.advance(Duration.ofSeconds(20));
+    status.sending();
+    HealthCheck.Status sendingLate = health.relay().check();
+    clock.advance(Duration.ofSeconds(10));
+    HealthCheck.Status stillWaiting = health.relay().check();
+    status.batchDone(5);
+    HealthCheck.Status acknowledged = health.relay().check();
+
+    assertThat(sendingLate.up()).isTrue();
+    assertThat(stillWaiting.up()).isFalse();
+    assertThat(stillWaiting.detail())
+        .contains("waiting 10000 ms for Kafka to acknowledge, no batch for 30000 ms");
+    assertThat(acknowledged.up()).isTrue();
+  }
+
+  @Test
   void shouldNotReportAnIdleEngineAsStalledWhenHeartbeatsAreOff() {
     ManualClock clock = new ManualClock();
     RelayStatus status = new RelayStatus(clock);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.herald.devstack.HeraldIntegrationTest;
 import io.herald.devstack.StackContext;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -33,11 +34,20 @@ class RelayKafkaOutageIT {
       long outageEnds = System.nanoTime() + OUTAGE.toNanos();
       int writtenAtStop = writer.size();
       RelayFixture.HttpResult health = null;
+      // Each second's /health, printed at the end: which check said what, and when.
+      List<String> healthTimeline = new ArrayList<>();
+      long outageStarts = System.nanoTime();
       while (System.nanoTime() < outageEnds) {
         // The outage itself is the point here: PostgreSQL keeps taking writes while Kafka is gone.
         Thread.sleep(1_000);
         heapMax = Math.max(heapMax, heapUsed(relay));
         health = relay.get("/health");
+        healthTimeline.add(
+            String.format(
+                "%5.1f s %d %s",
+                (System.nanoTime() - outageStarts) / 1e9,
+                health.status(),
+                health.body().replaceAll(".*\"relay\":\\{[^}]*\"detail\":\"([^\"]*)\".*", "$1")));
       }
       int writtenDuringOutage = writer.size() - writtenAtStop;
       context.stack().kafka().start();
@@ -56,6 +66,9 @@ class RelayKafkaOutageIT {
           heapMax / (1024 * 1024),
           String.join(" ", RelayChild.PRODUCTION_JVM),
           health);
+      System.out.printf(
+          "RelayKafkaOutageIT: /health each second of the outage:%n  %s%n",
+          String.join(System.lineSeparator() + "  ", healthTimeline));
       assertThat(relay.process().isAlive()).as("relay alive after the outage").isTrue();
       events.assertIdsExactly(ids);
       events.assertCommitOrderPerKey();
