@@ -440,11 +440,9 @@ public final class Pipeline implements AutoCloseable {
     return FreePort.find();
   }
 
-  /** Stops the processes in reverse order of start, each with SIGTERM and a grace period. */
+  /** Stops the processes together, each with SIGTERM and a grace period. */
   @Override
   public synchronized void close() {
-    for (int i = processes.size() - 1; i >= 0; i--) {
-      processes.get(i).close();
-    }
+    ChildJvm.closeAll(processes);
   }
 }

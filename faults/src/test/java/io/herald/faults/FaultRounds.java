@@ -13,7 +13,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * CI mode) one short round; the soak runs many (RELIABILITY.md gives the command): {@code
  * -Dherald.faults.rounds} (default 1), {@code -Dherald.faults.seed} (the first round's seed; each
  * round prints its own), {@code -Dherald.faults.intents} (unique intents per round, default 150),
- * {@code -Dherald.faults.spread} (seconds the load of a round takes, default 10), {@code
+ * {@code -Dherald.faults.spread} (seconds the load of a round takes, default 6), {@code
  * -Dherald.faults.broker-down} (F5: the longest a broker kill keeps Kafka down, default 5 s). Each
  * IT class has its own database, slot and topics.
  */
@@ -57,7 +57,7 @@ final class FaultRounds {
         Integer.getInteger("herald.faults.rounds", 1),
         seed,
         Integer.getInteger("herald.faults.intents", 150),
-        Duration.ofSeconds(Integer.getInteger("herald.faults.spread", 10)),
+        Duration.ofSeconds(Integer.getInteger("herald.faults.spread", 6)),
         Duration.ofMinutes(3));
   }
 }

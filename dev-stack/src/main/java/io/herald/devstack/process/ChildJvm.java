@@ -202,6 +202,22 @@ public final class ChildJvm implements AutoCloseable {
     return OptionalInt.empty();
   }
 
+  /**
+   * Closes every child, stopping them together: each gets its SIGTERM before the first is waited
+   * for, so the grace periods overlap instead of adding up (a pipeline of three took about 1.5 s
+   * one after the other).
+   */
+  public static void closeAll(List<ChildJvm> children) {
+    for (ChildJvm child : children) {
+      if (child.process.isAlive()) {
+        child.process.destroy();
+      }
+    }
+    for (ChildJvm child : children) {
+      child.close();
+    }
+  }
+
   /** Sends {@code kill -<signal>} ({@code STOP}, {@code CONT}, ...) to the child. */
   public void signal(String signal) {
     try {

@@ -85,6 +85,33 @@ class ChildJvmTest {
   }
 
   @Test
+  void shouldSignalEveryChildBeforeWaitingForAnyWhenClosingThemAll() throws Exception {
+    try (ChildJvm first = named("first", "slow-term", "2000").start();
+        ChildJvm second = named("second", "slow-term", "2000").start()) {
+      await()
+          .atMost(Duration.ofMinutes(1))
+          .until(() -> first.logText().contains("ready") && second.logText().contains("ready"));
+
+      ChildJvm.closeAll(List.of(first, second));
+
+      assertThat(first.isAlive()).isFalse();
+      assertThat(second.isAlive()).isFalse();
+      // One after the other, the second would get its SIGTERM only once the first had exited.
+      assertThat(stamp(second, "term-at")).isLessThan(stamp(first, "exit-at"));
+    }
+  }
+
+  private static long stamp(ChildJvm child, String name) throws Exception {
+    return child
+        .logText()
+        .lines()
+        .filter(line -> line.startsWith(name + "="))
+        .map(line -> Long.parseLong(line.substring(name.length() + 1)))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError(name + " not in the log of " + child));
+  }
+
+  @Test
   void shouldFailTheHealthWaitNamingExitCodeAndLogWhenTheChildExits() throws Exception {
     try (ChildJvm child = start("exit", "3").start()) {
       assertThatThrownBy(
@@ -100,11 +127,16 @@ class ChildJvmTest {
   }
 
   private ChildJvm.Builder start(String... args) {
-    return ChildJvm.builder("child", ChildMain.class.getName())
+    return named("child", args);
+  }
+
+  /** A child logging to {@code <name>.log}, for tests that run several. */
+  private ChildJvm.Builder named(String name, String... args) {
+    return ChildJvm.builder(name, ChildMain.class.getName())
         .jvmOptions(List.of("-Xmx32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"))
         .logbackConfig(dir.resolve("logback-child.xml"))
         .args(args)
-        .logFile(dir.resolve("child.log"));
+        .logFile(dir.resolve(name + ".log"));
   }
 
   private static int freePort() throws IOException {

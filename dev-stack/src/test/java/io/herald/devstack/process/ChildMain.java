@@ -5,7 +5,8 @@ import java.net.InetSocketAddress;
 
 /**
  * The child {@link ChildJvmTest} starts: {@code health <port>} serves {@code /health} until
- * SIGTERM, {@code ignore-term} blocks its shutdown so only SIGKILL ends it, {@code exit <code>}
+ * SIGTERM, {@code ignore-term} blocks its shutdown so only SIGKILL ends it, {@code slow-term
+ * <millis>} takes that long to shut down and prints when it began and ended, {@code exit <code>}
  * exits at once. It prints its logging property and {@code CHILD_GREETING} first.
  */
 public final class ChildMain {
@@ -38,6 +39,25 @@ public final class ChildMain {
                       } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                       }
+                    }));
+        System.out.println("ready");
+        System.out.flush();
+        Thread.sleep(Long.MAX_VALUE);
+      }
+      case "slow-term" -> {
+        long millis = Long.parseLong(args[1]);
+        Runtime.getRuntime()
+            .addShutdownHook(
+                new Thread(
+                    () -> {
+                      System.out.println("term-at=" + System.currentTimeMillis());
+                      try {
+                        Thread.sleep(millis);
+                      } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                      }
+                      System.out.println("exit-at=" + System.currentTimeMillis());
+                      System.out.flush();
                     }));
         System.out.println("ready");
         System.out.flush();
