@@ -193,6 +193,7 @@ public final class RelayConfig extends ProcessConfig {
                 values.get(TOPIC_DELIVERY_EVENTS),
                 DebeziumPatches.of(values.get(ENGINE_DEBEZIUM_PATCHES)))
             .withStreamIdleWait(idleWait)
+            .withHandoffLinger(SINK.linger(values))
             .withKafkaClient(kafkaClient);
     this.producer =
         ProducerSettings.from(

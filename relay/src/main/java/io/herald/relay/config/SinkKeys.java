@@ -13,8 +13,9 @@ import java.time.Duration;
 
 /**
  * The sink's keys under a prefix ({@code relay.sink}): {@code retry.initial-backoff}, {@code
- * retry.max-backoff}, {@code retry.give-up-after}, read into {@link SendRetry}, and {@code
- * batches-in-flight}, read into {@link KafkaBatchSink.Pipelining}. Immutable and thread-safe.
+ * retry.max-backoff}, {@code retry.give-up-after}, read into {@link SendRetry}, {@code
+ * batches-in-flight}, read into {@link KafkaBatchSink.Pipelining}, and {@code linger}, the engine
+ * hand-off's wait for a batch to fill. Immutable and thread-safe.
  */
 public final class SinkKeys {
 
@@ -22,6 +23,7 @@ public final class SinkKeys {
   private final ConfigKey<Duration> maxBackoff;
   private final ConfigKey<Duration> giveUpAfter;
   private final ConfigKey<Integer> batchesInFlight;
+  private final ConfigKey<Duration> linger;
 
   private SinkKeys(ConfigDef.Builder def, String prefix) {
     initialBackoff =
@@ -58,6 +60,17 @@ public final class SinkKeys {
                     2,
                     "Full engine batches the sink may leave in its open Kafka transaction while the engine prepares the next (0 commits every batch first). Records are still marked for the offset commit only once their transaction commits; a crash may re-send up to this many more batches.")
                 .validatedBy(Validator.between(0, 16)));
+    linger =
+        def.define(
+            ConfigKey.optional(
+                    prefix + ".linger",
+                    ConfigType.DURATION,
+                    Duration.ZERO,
+                    "While events keep coming, how long after the last batch the engine waits for the next to fill before handing it to the sink, which commits one Kafka transaction per batch that is not full: the events of a linger then share one transaction. Trades latency for CPU: at about 180 events/s, 20ms cut the relay's transactions from 90-130 to 48 a second, the broker's CPU by a third and the pipeline's CPU per publication by 15-20 %, and added up to 20 ms to an event's latency. The first event after a quiet spell and a batch that fills leave at once. 0ms hands every event over as it comes. Not applied with relay.engine.debezium-patches=false. At most 1s.")
+                .validatedBy(
+                    Validator.of(
+                        l -> !l.isNegative() && l.compareTo(Duration.ofSeconds(1)) <= 0,
+                        "between 0ms and 1s")));
   }
 
   /** Defines the keys under {@code prefix} in {@code def}. */
@@ -93,6 +106,15 @@ public final class SinkKeys {
 
   public ConfigKey<Duration> giveUpAfter() {
     return giveUpAfter;
+  }
+
+  /** The hand-off's linger read from {@code values}. */
+  public Duration linger(ConfigValues values) {
+    return values.get(linger);
+  }
+
+  public ConfigKey<Duration> linger() {
+    return linger;
   }
 
   public ConfigKey<Integer> batchesInFlight() {

@@ -2,6 +2,7 @@ package io.herald.relay.debezium;
 
 import io.debezium.connector.postgresql.PostgresConnector;
 import io.debezium.schema.SchemaTopicNamingStrategy;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -101,6 +102,16 @@ public enum DebeziumPatches {
         IdleWaitSocketFactory.class.getName(),
         "database." + IdleWaitSocketFactory.ARGUMENT_PROPERTY,
         IdleWaitSocketFactory.argument(idleWait.idleWait(), idleWait.idleAfter()));
+  }
+
+  /**
+   * The connector setting that gives {@link HeraldPostgresConnectorTask}'s hand-off its linger
+   * ({@link EventHandoff}); none with the patches off, whose stock poll has no such wait.
+   */
+  public Map<String, String> handoffLinger(Duration linger) {
+    return this == OFF
+        ? Map.of()
+        : Map.of(HeraldPostgresConnectorTask.LINGER_PROPERTY, Long.toString(linger.toMillis()));
   }
 
   /**

@@ -32,9 +32,20 @@ final class EventHandoff<T> implements QueueProvider<T> {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition notEmpty = lock.newCondition();
   private final ArrayDeque<T> events;
+  private final long lingerNanos;
 
-  EventHandoff(int capacity) {
+  /** When the last non-empty drain returned; guarded by {@link #lock}. */
+  private long lastDrainNanos;
+
+  /**
+   * @param capacity the queue's {@code max.queue.size}, to size the storage once
+   * @param linger how long after the previous drain a drain may wait for more events to join the
+   *     first; zero hands each event over at once
+   */
+  EventHandoff(int capacity, Duration linger) {
     this.events = new ArrayDeque<>(capacity);
+    this.lingerNanos = linger.toNanos();
+    this.lastDrainNanos = System.nanoTime() - lingerNanos;
   }
 
   @Override
@@ -78,7 +89,11 @@ final class EventHandoff<T> implements QueueProvider<T> {
   }
 
   /**
-   * Takes up to {@code max} events, waiting up to {@code wait} for the first one.
+   * Takes up to {@code max} events, waiting up to {@code wait} for the first one. A first event
+   * that comes within the linger of the previous drain waits out the rest of it, unless {@code max}
+   * events gather sooner: while events keep coming, a batch leaves at most once per linger, and the
+   * events behind the first share its Kafka transaction instead of each paying for one. A first
+   * event after a quiet spell leaves at once.
    *
    * @return the events in queue order; empty if none arrived in time
    */
@@ -92,6 +107,11 @@ final class EventHandoff<T> implements QueueProvider<T> {
         }
         nanos = notEmpty.awaitNanos(nanos);
       }
+      long lingerLeft = lastDrainNanos + lingerNanos - System.nanoTime();
+      while (lingerLeft > 0 && events.size() < max) {
+        lingerLeft = notEmpty.awaitNanos(lingerLeft);
+      }
+      lastDrainNanos = System.nanoTime();
       int count = Math.min(max, events.size());
       List<T> drained = new ArrayList<>(count);
       for (int i = 0; i < count; i++) {

@@ -29,9 +29,10 @@ import org.apache.kafka.connect.source.SourceRecord;
  * puts an {@link EventHandoff} under the queue (through Debezium's {@code QueueProviderService})
  * and polls it itself while less than a full batch is queued: it blocks until the first event
  * arrives, or for one poll interval (at least {@link #MIN_IDLE_WAIT}) when none does, and returns
- * what is queued. With a full batch or more queued (a backlog, or a streaming thread blocked on a
- * full queue) it leaves the poll to Debezium, whose poll also wakes a blocked streaming thread. A
- * failure of the streaming thread is raised by Debezium's poll, as before.
+ * what is queued (after {@code relay.sink.linger}, when set: see {@link
+ * EventHandoff#awaitAndDrain}). With a full batch or more queued (a backlog, or a streaming thread
+ * blocked on a full queue) it leaves the poll to Debezium, whose poll also wakes a blocked
+ * streaming thread. A failure of the streaming thread is raised by Debezium's poll, as before.
  *
  * <p>It also takes two per-event costs out of Debezium's streaming metrics ({@link
  * StreamingMetricsTrim}).
@@ -56,6 +57,12 @@ public class HeraldPostgresConnectorTask extends PostgresConnectorTask {
    */
   static final Duration MIN_IDLE_WAIT = Duration.ofMillis(100);
 
+  /**
+   * The connector property that carries {@code relay.sink.linger} in milliseconds ({@link
+   * DebeziumPatches#handoffLinger}); absent, events are handed over as they come.
+   */
+  static final String LINGER_PROPERTY = "herald.handoff.linger.ms";
+
   private volatile Handoff handoff;
 
   private record Handoff(
@@ -79,7 +86,10 @@ public class HeraldPostgresConnectorTask extends PostgresConnectorTask {
                 registry
                     .tryGetService(BeanRegistry.class)
                     .lookupByName(StandardBeanNames.CONNECTOR_CONFIG, CommonConnectorConfig.class);
-            EventHandoff<DataChangeEvent> events = new EventHandoff<>(config.getMaxQueueSize());
+            EventHandoff<DataChangeEvent> events =
+                new EventHandoff<>(
+                    config.getMaxQueueSize(),
+                    Duration.ofMillis(configuration.getLong(LINGER_PROPERTY, 0L)));
             Duration idleWait =
                 config.getPollInterval().compareTo(MIN_IDLE_WAIT) > 0
                     ? config.getPollInterval()

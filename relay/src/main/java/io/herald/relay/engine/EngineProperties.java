@@ -235,6 +235,13 @@ public final class EngineProperties {
     return new EngineProperties(p, patches);
   }
 
+  /** These properties with the engine hand-off's linger ({@link DebeziumPatches#handoffLinger}). */
+  public EngineProperties withHandoffLinger(Duration linger) {
+    Map<String, String> p = new LinkedHashMap<>(properties);
+    p.putAll(patches.handoffLinger(linger));
+    return new EngineProperties(p, patches);
+  }
+
   /**
    * These properties with the sink's Kafka client settings ({@link
    * ProducerSettings#clientSettings}: security, TLS, SASL) on top, where Debezium's Kafka offset

@@ -179,6 +179,25 @@ class RelayConfigTest {
   }
 
   @Test
+  void shouldGiveTheHandoffItsLingerOnlyWithThePatchesAndRefuseOneOverASecond() throws IOException {
+    String property = "herald.handoff.linger.ms";
+
+    RelayConfig shipped = RelayConfig.from(ConfigSource.of(shippedWith(), Map.of()));
+    RelayConfig lingering =
+        RelayConfig.from(ConfigSource.of(shippedWith("relay.sink.linger", "20ms"), Map.of()));
+    RelayConfig stock =
+        RelayConfig.from(
+            ConfigSource.of(shippedWith("relay.engine.debezium-patches", "false"), Map.of()));
+
+    assertThat(shipped.engine().get(property)).isEqualTo("0");
+    assertThat(lingering.engine().get(property)).isEqualTo("20");
+    assertThat(stock.engine().get(property)).isNull();
+    assertThat(refusal("relay.sink.linger", "2s"))
+        .contains("relay.sink.linger")
+        .contains("between 0ms and 1s");
+  }
+
+  @Test
   void shouldMatchTheGeneratedTableInDocs() throws IOException {
     SHIPPED.assertDocsTableMatches(RelayConfig.definition());
   }

@@ -14,9 +14,10 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
- * The relay's delivery contract with Herald's Debezium patches on (the shipped setting); {@link
- * RelayDeliveryStockDebeziumIT} runs the same test on stock Debezium, so a Debezium upgrade can be
- * tried with one switch ({@code relay.engine.debezium-patches}).
+ * The relay's delivery contract with Herald's Debezium patches on (the shipped setting) and a 20 ms
+ * {@code relay.sink.linger}, so the lingering hand-off keeps the same contract; {@link
+ * RelayDeliveryStockDebeziumIT} runs the same test on stock Debezium (where no linger applies), so
+ * a Debezium upgrade can be tried with one switch ({@code relay.engine.debezium-patches}).
  */
 @HeraldIntegrationTest
 class RelayDeliveryIT {
@@ -26,7 +27,7 @@ class RelayDeliveryIT {
 
   /** The relay settings this run adds to the shipped file. */
   Map<String, String> relaySettings() {
-    return Map.of("relay.engine.debezium-patches", "true");
+    return Map.of("relay.engine.debezium-patches", "true", "relay.sink.linger", "20ms");
   }
 
   @Test
