@@ -35,6 +35,17 @@ class RelayHealthTest {
     }
   }
 
+  /** A streaming relay's status and health on a manual clock, heartbeats on. */
+  private record Streaming(ManualClock clock, RelayStatus status, RelayHealth health) {
+    static Streaming withHeartbeatsEvery(Duration interval) {
+      ManualClock clock = new ManualClock();
+      RelayStatus status = new RelayStatus(clock);
+      status.phase(RelayStatus.Phase.STREAMING);
+      return new Streaming(
+          clock, status, new RelayHealth(status, 100, java.util.Optional.of(interval)));
+    }
+  }
+
   @Test
   void shouldReportAStandbyAsUp() {
     RelayStatus status = new RelayStatus(new ManualClock());
@@ -90,11 +101,10 @@ class RelayHealthTest {
 
   @Test
   void shouldReportDownWhenAStreamingEngineHandsOverNoBatchForAHeartbeatIntervalPlusTheLimit() {
-    ManualClock clock = new ManualClock();
-    RelayStatus status = new RelayStatus(clock);
-    status.phase(RelayStatus.Phase.STREAMING);
-    RelayHealth health =
-        new RelayHealth(status, 100, java.util.Optional.of(Duration.ofSeconds(10)));
+    Streaming relay = Streaming.withHeartbeatsEvery(Duration.ofSeconds(10));
+    ManualClock clock = relay.clock();
+    RelayStatus status = relay.status();
+    RelayHealth health = relay.health();
 
     status.batchDone(1);
     clock.advance(Duration.ofSeconds(10).plus(RelayHealth.KAFKA_WAIT_LIMIT));
@@ -114,11 +124,10 @@ class RelayHealthTest {
   void shouldStayDownWhenAnEngineHeldInItsOffsetCommitHandsItsSinkABatchThatKafkaDoesNotTake() {
     // RelayKafkaOutageIT once saw /health UP at the end of a 30 s outage: the engine, held in its
     // offset commit, handed the sink a batch late, and the sink's own wait had not reached 15 s.
-    ManualClock clock = new ManualClock();
-    RelayStatus status = new RelayStatus(clock);
-    status.phase(RelayStatus.Phase.STREAMING);
-    RelayHealth health =
-        new RelayHealth(status, 100, java.util.Optional.of(Duration.ofSeconds(10)));
+    Streaming relay = Streaming.withHeartbeatsEvery(Duration.ofSeconds(10));
+    ManualClock clock = relay.clock();
+    RelayStatus status = relay.status();
+    RelayHealth health = relay.health();
     status.batchDone(1);
 
     clock.advance(Duration.ofSeconds(20));
