@@ -66,7 +66,7 @@ public final class SinkKeys {
                     prefix + ".linger",
                     ConfigType.DURATION,
                     Duration.ZERO,
-                    "While events keep coming, how long after the last batch the engine waits for the next to fill before handing it to the sink, which commits one Kafka transaction per batch that is not full: the events of a linger then share one transaction. Trades latency for CPU: at about 180 events/s, 20ms cut the relay's transactions from 90-130 to 48 a second, the broker's CPU by a third and the pipeline's CPU per publication by 15-20 %, and added up to 20 ms to an event's latency. The first event after a quiet spell and a batch that fills leave at once. 0ms hands every event over as it comes. Not applied with relay.engine.debezium-patches=false. At most 1s.")
+                    "While events keep coming, how long after the last batch the engine waits for the next to fill before handing it to the sink, which commits one Kafka transaction per batch that is not full: the events of a linger then share one transaction. Trades up to this much latency per event for fewer transactions and less broker CPU (measured in BENCHMARKS.md, \"The relay's linger\"). The first event after a quiet spell and a batch that fills leave at once. 0ms hands every event over as it comes. Not applied with relay.engine.debezium-patches=false. At most 1s.")
                 .validatedBy(
                     Validator.of(
                         l -> !l.isNegative() && l.compareTo(Duration.ofSeconds(1)) <= 0,
@@ -111,10 +111,6 @@ public final class SinkKeys {
   /** The hand-off's linger read from {@code values}. */
   public Duration linger(ConfigValues values) {
     return values.get(linger);
-  }
-
-  public ConfigKey<Duration> linger() {
-    return linger;
   }
 
   public ConfigKey<Integer> batchesInFlight() {
