@@ -248,6 +248,7 @@ public final class EmbeddedPostgresPair implements AutoCloseable {
         if (state.isEmpty()) {
           return;
         }
+        wakeSlotSyncWorker();
       } catch (SQLException e) {
         state = "unreadable: " + e.getMessage();
       }
@@ -268,6 +269,20 @@ public final class EmbeddedPostgresPair implements AutoCloseable {
             + timeout
             + ": "
             + state);
+  }
+
+  /**
+   * Starts the standby's slot sync worker's next cycle now. The worker doubles its nap after every
+   * cycle that updates no slot, up to 30 s, and a slot that cannot be synchronized yet (its catalog
+   * xmin behind the standby's) updates none: without this, a test waits out naps it did not cause.
+   * A configuration reload sets the worker's latch, which ends its nap; nothing it reads changes,
+   * so it goes on as it was.
+   */
+  private void wakeSlotSyncWorker() throws SQLException {
+    try (Connection connection = standbyConnection();
+        Statement reload = connection.createStatement()) {
+      reload.execute("SELECT pg_reload_conf()");
+    }
   }
 
   /** What the standby still lacks for {@link #awaitSynchronized}; empty when nothing. */
@@ -295,9 +310,7 @@ public final class EmbeddedPostgresPair implements AutoCloseable {
         }
       }
     }
-    try (Connection connection =
-            DriverManager.getConnection(
-                standby().jdbcUrl("postgres"), standby.user(), standby.password());
+    try (Connection connection = standbyConnection();
         PreparedStatement statement =
             connection.prepareStatement(
                 "SELECT count(*) FROM pg_replication_slots"
@@ -319,9 +332,7 @@ public final class EmbeddedPostgresPair implements AutoCloseable {
     // Cut first: WAL a frozen link still holds must not reach the standby once it is promoted.
     replicationLink().close();
     replication = null;
-    try (Connection connection =
-            DriverManager.getConnection(
-                standby().jdbcUrl("postgres"), standby.user(), standby.password());
+    try (Connection connection = standbyConnection();
         PreparedStatement statement = connection.prepareStatement("SELECT pg_promote(true, ?)")) {
       statement.setInt(1, (int) PROMOTE_WAIT.toSeconds());
       try (ResultSet result = statement.executeQuery()) {
@@ -365,6 +376,11 @@ public final class EmbeddedPostgresPair implements AutoCloseable {
     if (failure != null) {
       throw failure;
     }
+  }
+
+  private Connection standbyConnection() throws SQLException {
+    return DriverManager.getConnection(
+        standby().jdbcUrl("postgres"), standby.user(), standby.password());
   }
 
   private Connection primaryConnection(String database) throws SQLException {

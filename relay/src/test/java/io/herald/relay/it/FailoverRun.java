@@ -86,7 +86,11 @@ final class FailoverRun {
                   Map.of(
                       "relay.slot.failover", "true",
                       "relay.slot.lag-check-interval", "1s",
-                      "relay.standby.dead-peer-timeout", "6s"));
+                      "relay.standby.dead-peer-timeout", "6s",
+                      // The slot's catalog xmin moves only with a confirmed position past a
+                      // running-transactions record; once the rows are in, only a heartbeat
+                      // confirms one, and the standby syncs the slot no sooner.
+                      "debezium.source.heartbeat.interval.ms", "1000"));
           EventCollector events = fixture.collect(fixture.publicationEvents)) {
         Awaitility.await()
             .atMost(Duration.ofMinutes(2))
