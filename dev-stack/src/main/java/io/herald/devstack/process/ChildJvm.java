@@ -364,7 +364,7 @@ public final class ChildJvm implements AutoCloseable {
     Process startProcess(Consumer<ProcessBuilder> setUp) throws IOException {
       ClassArchives.Plan plan =
           ClassArchives.configured()
-              .plan(mainClass, classPath != null ? classPath : currentClassPath());
+              .plan(mainClass, classPath != null ? classPath : currentClassPath(), jvmOptions);
       ProcessBuilder builder = new ProcessBuilder(command(plan.classPath(), plan.options()));
       builder.environment().putAll(env);
       setUp.accept(builder);

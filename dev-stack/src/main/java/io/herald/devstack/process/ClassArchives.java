@@ -44,7 +44,8 @@ final class ClassArchives {
   static final String DIRECTORY_PROPERTY = "herald.child-jvm.class-archives";
 
   private static final Logger LOG = LoggerFactory.getLogger(ClassArchives.class);
-  private static final long DUMP_TIMEOUT_MINUTES = 3;
+  private static final long DUMP_TIMEOUT_MINUTES = 10;
+  private static final Path NICE = Path.of("/usr/bin/nice");
   private static final ClassArchives CONFIGURED = fromSystemProperty();
 
   /** What a launch adds: its class path, JVM options, and what to do once the child started. */
@@ -79,8 +80,13 @@ final class ClassArchives {
     return new ClassArchives(directory.isBlank() ? null : Path.of(directory).toAbsolutePath());
   }
 
-  /** How to launch {@code mainClass} on {@code classPath}: unchanged when archives are off. */
-  Plan plan(String mainClass, String classPath) {
+  /**
+   * How to launch {@code mainClass} on {@code classPath} with {@code jvmOptions}: unchanged when
+   * archives are off. The options are part of the key and the dump runs with them: some change the
+   * layout an archive is made for ({@code -XX:+UseCompactObjectHeaders}, the heap size that decides
+   * compressed pointers), and a JVM refuses an archive made for another.
+   */
+  Plan plan(String mainClass, String classPath, List<String> jvmOptions) {
     Plan unchanged = new Plan(classPath, List.of(), process -> {});
     if (directory == null) {
       return unchanged;
@@ -99,7 +105,10 @@ final class ClassArchives {
     List<String> ordered = new ArrayList<>(jars);
     ordered.addAll(others);
     String orderedPath = String.join(File.pathSeparator, ordered);
-    String name = mainClass.substring(mainClass.lastIndexOf('.') + 1) + "-" + key(mainClass, jars);
+    String name =
+        mainClass.substring(mainClass.lastIndexOf('.') + 1)
+            + "-"
+            + key(mainClass, jars, jvmOptions);
     Path archive = directory.resolve(name + ".jsa");
     if (states.get(name) == State.READY || Files.isRegularFile(archive)) {
       return new Plan(orderedPath, useArchive(archive), process -> {});
@@ -117,7 +126,9 @@ final class ClassArchives {
         orderedPath,
         List.of("-XX:DumpLoadedClassList=" + classList),
         process ->
-            process.onExit().thenRunAsync(() -> dump(name, classList, archive, jarPath), dumps));
+            process
+                .onExit()
+                .thenRunAsync(() -> dump(name, classList, archive, jarPath, jvmOptions), dumps));
   }
 
   private static List<String> useArchive(Path archive) {
@@ -132,19 +143,28 @@ final class ClassArchives {
   }
 
   /** Dumps what the recording child loaded; the archive appears whole or not at all. */
-  private void dump(String name, Path classList, Path archive, String jarPath) {
+  private void dump(
+      String name, Path classList, Path archive, String jarPath, List<String> jvmOptions) {
     Path partial = directory.resolve(name + ".jsa.partial");
     Path log = directory.resolve(name + ".dump.log");
     long start = System.nanoTime();
     try {
+      List<String> command = new ArrayList<>();
+      if (Files.isExecutable(NICE)) {
+        // A dump takes 10-30 s of CPU; the tests it would slow come first.
+        command.addAll(List.of(NICE.toString(), "-n", "19"));
+      }
+      command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      command.addAll(jvmOptions);
+      command.addAll(
+          List.of(
+              "-Xshare:dump",
+              "-XX:SharedClassListFile=" + classList,
+              "-XX:SharedArchiveFile=" + partial,
+              "-cp",
+              jarPath));
       Process dump =
-          new ProcessBuilder(
-                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                  "-Xshare:dump",
-                  "-XX:SharedClassListFile=" + classList,
-                  "-XX:SharedArchiveFile=" + partial,
-                  "-cp",
-                  jarPath)
+          new ProcessBuilder(command)
               .redirectErrorStream(true)
               .redirectOutput(log.toFile())
               .start();
@@ -179,12 +199,15 @@ final class ClassArchives {
         log);
   }
 
-  private static String key(String mainClass, List<String> jars) {
+  private static String key(String mainClass, List<String> jars, List<String> jvmOptions) {
     try {
       MessageDigest digest = MessageDigest.getInstance("SHA-256");
       update(digest, System.getProperty("java.home"));
       update(digest, Runtime.version().toString());
       update(digest, mainClass);
+      for (String option : jvmOptions) {
+        update(digest, option);
+      }
       for (String jar : jars) {
         Path path = Path.of(jar);
         update(digest, jar);

@@ -18,13 +18,20 @@ import org.junit.jupiter.api.io.TempDir;
 
 class ClassArchivesTest {
 
+  /** A layout option a JVM refuses an archive made without: the dump must use it too. */
+  private static final List<String> OPTIONS =
+      Runtime.version().feature() >= 25
+          ? List.of("-Xmx64m", "-XX:+UseCompactObjectHeaders")
+          : List.of("-Xmx64m");
+
   @TempDir Path dir;
 
   @Test
   void shouldLeaveTheLaunchAsItIsWhenNoDirectoryIsSet() {
     String classPath = ChildJvm.currentClassPath();
 
-    ClassArchives.Plan plan = new ClassArchives(null).plan(ChildMain.class.getName(), classPath);
+    ClassArchives.Plan plan =
+        new ClassArchives(null).plan(ChildMain.class.getName(), classPath, List.of());
 
     assertThat(plan.classPath()).isEqualTo(classPath);
     assertThat(plan.options()).isEmpty();
@@ -38,7 +45,8 @@ class ClassArchivesTest {
     Path tests = Files.createDirectories(dir.resolve("test-classes"));
 
     ClassArchives.Plan plan =
-        new ClassArchives(dir.resolve("archives")).plan("a.b.Main", join(classes, one, tests, two));
+        new ClassArchives(dir.resolve("archives"))
+            .plan("a.b.Main", join(classes, one, tests, two), List.of());
 
     assertThat(plan.classPath()).isEqualTo(join(one, two, classes, tests));
   }
@@ -49,12 +57,12 @@ class ClassArchivesTest {
     String main = ChildMain.class.getName();
     String classPath = ChildJvm.currentClassPath();
 
-    ClassArchives.Plan recording = archives.plan(main, classPath);
+    ClassArchives.Plan recording = archives.plan(main, classPath, OPTIONS);
     assertThat(recording.options())
         .singleElement()
         .asString()
         .startsWith("-XX:DumpLoadedClassList=");
-    assertThat(archives.plan(main, classPath).options())
+    assertThat(archives.plan(main, classPath, OPTIONS).options())
         .as("while the first child records, the next starts without an archive")
         .isEmpty();
     assertThat(run(recording, List.of())).isZero();
@@ -63,9 +71,9 @@ class ClassArchivesTest {
         .atMost(Duration.ofMinutes(2))
         .until(
             () ->
-                archives.plan(main, classPath).options().stream()
+                archives.plan(main, classPath, OPTIONS).options().stream()
                     .anyMatch(o -> o.startsWith("-XX:SharedArchiveFile=")));
-    ClassArchives.Plan mapped = archives.plan(main, classPath);
+    ClassArchives.Plan mapped = archives.plan(main, classPath, OPTIONS);
     String archive = mapped.options().getFirst().substring("-XX:SharedArchiveFile=".length());
     // -Xshare:on after the plan's -Xshare:auto: the JVM refuses to start unless it maps one.
     assertThat(run(mapped, List.of("-Xshare:on"))).isZero();
@@ -75,15 +83,26 @@ class ClassArchivesTest {
   }
 
   @Test
+  void shouldKeepApartTheArchivesOfChildrenWithOtherJvmOptions() {
+    ClassArchives archives = new ClassArchives(dir);
+    String classPath = ChildJvm.currentClassPath();
+
+    String plain = recordingFile(archives.plan("a.b.Main", classPath, List.of()));
+
+    assertThat(recordingFile(archives.plan("a.b.Main", classPath, OPTIONS))).isNotEqualTo(plain);
+  }
+
+  @Test
   void shouldRecordAgainForAJarThatWasRebuilt() throws Exception {
     Path jar = Files.writeString(dir.resolve("lib.jar"), "old");
     ClassArchives archives = new ClassArchives(dir.resolve("archives"));
-    String before = recordingFile(archives.plan("a.b.Main", jar.toString()));
+    String before = recordingFile(archives.plan("a.b.Main", jar.toString(), List.of()));
 
     Files.setLastModifiedTime(
         jar, FileTime.fromMillis(Files.getLastModifiedTime(jar).toMillis() - 60_000));
 
-    assertThat(recordingFile(archives.plan("a.b.Main", jar.toString()))).isNotEqualTo(before);
+    assertThat(recordingFile(archives.plan("a.b.Main", jar.toString(), List.of())))
+        .isNotEqualTo(before);
   }
 
   private static String recordingFile(ClassArchives.Plan plan) {
@@ -111,6 +130,7 @@ class ClassArchivesTest {
   private static int start(ClassArchives.Plan plan, List<String> extra, Path log) throws Exception {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(OPTIONS);
     command.addAll(plan.options());
     command.addAll(extra);
     command.addAll(List.of("-cp", plan.classPath(), ChildMain.class.getName(), "exit", "0"));
