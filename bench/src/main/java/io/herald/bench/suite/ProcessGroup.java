@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The processes a scenario reads CPU and memory of, by name: its own (the benchmark JVM, a relay
@@ -58,12 +59,36 @@ public final class ProcessGroup {
       Map<String, ProcessStats.Sample> before,
       Map<String, ProcessStats.Sample> after,
       long events) {
+    return per1000(before, after, events, ProcessStats.Sample::cpuSeconds);
+  }
+
+  /**
+   * The part of {@link #cpuSecondsPer1000} each process's JIT compiler threads used; never below 0:
+   * a compiler thread the JVM retires between the readings takes its time out of the second.
+   */
+  public static Map<String, Double> jitSecondsPer1000(
+      Map<String, ProcessStats.Sample> before,
+      Map<String, ProcessStats.Sample> after,
+      long events) {
+    Map<String, Double> perThousand =
+        per1000(before, after, events, ProcessStats.Sample::jitCpuSeconds);
+    perThousand.replaceAll((name, seconds) -> Math.max(0, seconds));
+    return perThousand;
+  }
+
+  private static Map<String, Double> per1000(
+      Map<String, ProcessStats.Sample> before,
+      Map<String, ProcessStats.Sample> after,
+      long events,
+      ToDoubleFunction<ProcessStats.Sample> seconds) {
     Map<String, Double> perThousand = new LinkedHashMap<>();
     before.forEach(
         (name, sample) ->
             perThousand.put(
                 name,
-                (after.get(name).cpuSeconds() - sample.cpuSeconds()) * 1000 / Math.max(1, events)));
+                (seconds.applyAsDouble(after.get(name)) - seconds.applyAsDouble(sample))
+                    * 1000
+                    / Math.max(1, events)));
     return perThousand;
   }
 

@@ -1,12 +1,14 @@
 package io.herald.bench.suite;
 
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
  * CPU time and memory of a process from {@code /proc} (Linux): what each benchmark prints per
@@ -18,10 +20,18 @@ public final class ProcessStats {
   /** Clock ticks per second of {@code /proc/<pid>/stat}'s times ({@code getconf CLK_TCK}). */
   private static final long TICKS_PER_SECOND = ticksPerSecond();
 
+  private static final Pattern COMPILER_THREAD = Pattern.compile("C[12] CompilerThre");
+
   private ProcessStats() {}
 
-  /** One reading of a process's CPU and memory. */
-  public record Sample(double cpuSeconds, long rssBytes, long peakRssBytes) {}
+  /**
+   * One reading of a process's CPU and memory.
+   *
+   * @param jitCpuSeconds the part of {@code cpuSeconds} its JIT compiler threads used (a JVM's
+   *     {@code C1}/{@code C2 CompilerThread}s alive at the reading; 0 for other processes): while
+   *     it grows the JVM is still warming up, and a phase's CPU without it is its warm cost
+   */
+  public record Sample(double cpuSeconds, double jitCpuSeconds, long rssBytes, long peakRssBytes) {}
 
   /**
    * The process's CPU seconds (user and system, reaped children included) and memory, plus the CPU
@@ -41,7 +51,44 @@ public final class ProcessStats {
         cpu += cpuSeconds(child, false).orElse(0.0);
       }
     }
-    return Optional.of(new Sample(cpu, statusBytes(pid, "VmRSS:"), statusBytes(pid, "VmHWM:")));
+    return Optional.of(
+        new Sample(
+            cpu, jitCpuSeconds(pid), statusBytes(pid, "VmRSS:"), statusBytes(pid, "VmHWM:")));
+  }
+
+  /**
+   * The CPU seconds of the process's JIT compiler threads ({@code /proc/<pid>/task/<tid>}, thread
+   * names {@code C1 CompilerThre} and {@code C2 CompilerThre}, as the kernel truncates them). A
+   * compiler thread the JVM retired meanwhile takes its time with it, so this can only understate.
+   */
+  static double jitCpuSeconds(long pid) {
+    long ticks = 0;
+    try (DirectoryStream<Path> threads =
+        Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "task"))) {
+      for (Path thread : threads) {
+        ticks += compilerTicks(thread);
+      }
+    } catch (NoSuchFileException e) {
+      return 0;
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot list the threads of " + pid, e);
+    }
+    return ticks / (double) TICKS_PER_SECOND;
+  }
+
+  /** The thread's user and system ticks if it is a JIT compiler thread, else 0 (or if gone). */
+  private static long compilerTicks(Path thread) throws IOException {
+    try {
+      List<String> comm = Files.readAllLines(thread.resolve("comm"));
+      if (comm.isEmpty() || !COMPILER_THREAD.matcher(comm.getFirst()).lookingAt()) {
+        return 0;
+      }
+      String stat = Files.readAllLines(thread.resolve("stat")).getFirst();
+      String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+      return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+    } catch (NoSuchFileException e) {
+      return 0;
+    }
   }
 
   /**

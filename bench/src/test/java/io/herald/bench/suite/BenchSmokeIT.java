@@ -42,7 +42,8 @@ class BenchSmokeIT {
             "p99_ms_at_75",
             "cpu_ms_per_publication_at_25",
             "cpu_ms_per_publication_at_50",
-            "cpu_ms_per_publication_at_75");
+            "cpu_ms_per_publication_at_75",
+            "warm_cpu_ms_per_publication_at_50");
     assertThat(b5.figures().values()).allSatisfy(v -> assertThat(v).isPositive().isFinite());
     assertThat(b5.rows()).hasSize(4);
     assertThat(captured.toString(StandardCharsets.UTF_8)).contains("CPU-bound estimate");

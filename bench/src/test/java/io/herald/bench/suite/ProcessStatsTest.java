@@ -37,16 +37,48 @@ class ProcessStatsTest {
   @Test
   void shouldDivideEachProcesssCpuByTheEventsWhenComparingTwoReadings() {
     Map<String, ProcessStats.Sample> before = new LinkedHashMap<>();
-    before.put("writer", new ProcessStats.Sample(10.0, 0, 0));
-    before.put("postgres", new ProcessStats.Sample(4.0, 0, 0));
+    before.put("writer", new ProcessStats.Sample(10.0, 0, 0, 0));
+    before.put("postgres", new ProcessStats.Sample(4.0, 0, 0, 0));
     Map<String, ProcessStats.Sample> after = new LinkedHashMap<>();
-    after.put("writer", new ProcessStats.Sample(13.0, 0, 0));
-    after.put("postgres", new ProcessStats.Sample(5.5, 0, 0));
+    after.put("writer", new ProcessStats.Sample(13.0, 0, 0, 0));
+    after.put("postgres", new ProcessStats.Sample(5.5, 0, 0, 0));
 
     Map<String, Double> perThousand = ProcessGroup.cpuSecondsPer1000(before, after, 2_000);
 
     assertThat(perThousand).containsExactly(Map.entry("writer", 1.5), Map.entry("postgres", 0.75));
     assertThat(ProcessGroup.describeCpu(perThousand)).isEqualTo("writer 1.50, postgres 0.75");
+  }
+
+  @Test
+  void shouldDivideEachProcesssJitCpuByTheEventsWhenComparingTwoReadings() {
+    Map<String, ProcessStats.Sample> before =
+        Map.of("relay", new ProcessStats.Sample(10.0, 2.0, 0, 0));
+    Map<String, ProcessStats.Sample> after =
+        Map.of("relay", new ProcessStats.Sample(14.0, 2.5, 0, 0));
+
+    assertThat(ProcessGroup.jitSecondsPer1000(before, after, 1_000))
+        .containsExactly(Map.entry("relay", 0.5));
+  }
+
+  @Test
+  void shouldCountNoJitCpuWhenACompilerThreadWasRetiredBetweenTheReadings() {
+    Map<String, ProcessStats.Sample> before =
+        Map.of("relay", new ProcessStats.Sample(10.0, 2.0, 0, 0));
+    Map<String, ProcessStats.Sample> after =
+        Map.of("relay", new ProcessStats.Sample(11.0, 1.2, 0, 0));
+
+    assertThat(ProcessGroup.jitSecondsPer1000(before, after, 1_000))
+        .containsExactly(Map.entry("relay", 0.0));
+  }
+
+  @Test
+  void shouldReadTheShareOfThisJvmsCpuItsJitCompilersUsed() {
+    ProcessStats.Sample self =
+        ProcessStats.sample(ProcessHandle.current().pid(), false).orElseThrow();
+
+    // The test JVM compiled its way through JUnit's start: its compiler threads have used CPU.
+    assertThat(self.jitCpuSeconds()).isPositive().isLessThanOrEqualTo(self.cpuSeconds());
+    assertThat(ProcessStats.jitCpuSeconds(Long.MAX_VALUE)).as("a process that is gone").isZero();
   }
 
   @Test
