@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 /**
@@ -42,10 +41,8 @@ import java.util.stream.Collectors;
  *
  * <p>The command is {@code <this JVM's java> <jvm options> [-Dlogback.configurationFile=<file>] -cp
  * <class path> <main class> <args>}; the class path defaults to this JVM's, with every entry made
- * absolute. Standard output and error go to the log file. In a test run that turns them on, {@link
- * ClassArchives} adds a class data sharing archive and puts the class path's jars first.
- * Thread-safe; {@link #close()} stops the process with SIGTERM and kills it if it is still running
- * after the grace period.
+ * absolute. Standard output and error go to the log file. Thread-safe; {@link #close()} stops the
+ * process with SIGTERM and kills it if it is still running after the grace period.
  */
 public final class ChildJvm implements AutoCloseable {
 
@@ -315,24 +312,16 @@ public final class ChildJvm implements AutoCloseable {
       return this;
     }
 
-    /**
-     * The command line {@link #start()} runs, but for what {@link ClassArchives} adds when a test
-     * run turns archives on.
-     */
+    /** The command line {@link #start()} runs. */
     public List<String> command() {
-      return command(classPath != null ? classPath : currentClassPath(), List.of());
-    }
-
-    private List<String> command(String effectiveClassPath, List<String> extraOptions) {
       List<String> command = new ArrayList<>();
       command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       command.addAll(jvmOptions);
-      command.addAll(extraOptions);
       if (logbackConfig != null) {
         command.add("-Dlogback.configurationFile=" + logbackConfig.toAbsolutePath());
       }
       command.add("-cp");
-      command.add(effectiveClassPath);
+      command.add(classPath != null ? classPath : currentClassPath());
       command.add(mainClass);
       command.addAll(args);
       return command;
@@ -345,32 +334,15 @@ public final class ChildJvm implements AutoCloseable {
       }
       Path parent = logFile.toAbsolutePath().getParent();
       Files.createDirectories(parent);
-      Process process =
-          startProcess(
-              builder ->
-                  builder
-                      .redirectErrorStream(true)
-                      .redirectOutput(
-                          appendLog
-                              ? ProcessBuilder.Redirect.appendTo(logFile.toFile())
-                              : ProcessBuilder.Redirect.to(logFile.toFile())));
-      return new ChildJvm(name, process, logFile);
-    }
-
-    /**
-     * Starts the child's process with the {@link #env} variables added and {@code setUp} applied
-     * last (its output and environment), through {@link ClassArchives}.
-     */
-    Process startProcess(Consumer<ProcessBuilder> setUp) throws IOException {
-      ClassArchives.Plan plan =
-          ClassArchives.configured()
-              .plan(mainClass, classPath != null ? classPath : currentClassPath(), jvmOptions);
-      ProcessBuilder builder = new ProcessBuilder(command(plan.classPath(), plan.options()));
+      ProcessBuilder builder =
+          new ProcessBuilder(command())
+              .redirectErrorStream(true)
+              .redirectOutput(
+                  appendLog
+                      ? ProcessBuilder.Redirect.appendTo(logFile.toFile())
+                      : ProcessBuilder.Redirect.to(logFile.toFile()));
       builder.environment().putAll(env);
-      setUp.accept(builder);
-      Process process = builder.start();
-      plan.started().accept(process);
-      return process;
+      return new ChildJvm(name, builder.start(), logFile);
     }
   }
 }

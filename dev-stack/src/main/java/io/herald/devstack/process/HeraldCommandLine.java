@@ -47,23 +47,23 @@ public final class HeraldCommandLine {
 
   public Result run(Map<String, String> env, String... args)
       throws IOException, InterruptedException {
-    int n = RUNS.incrementAndGet();
-    Files.createDirectories(outputDir);
-    Path out = outputDir.resolve("run-" + n + ".out");
-    Path err = outputDir.resolve("run-" + n + ".err");
-    Process process =
+    List<String> command =
         ChildJvm.builder("herald", MAIN_CLASS)
             .jvmOptions(
                 List.of(
                     "-Xmx256m", "-XX:TieredStopAtLevel=1", "--enable-native-access=ALL-UNNAMED"))
             .logbackConfig(ShippedConfig.of("cli").logbackFile())
             .args(args)
-            .startProcess(
-                builder -> {
-                  builder.redirectOutput(out.toFile()).redirectError(err.toFile());
-                  builder.environment().keySet().removeIf(name -> name.startsWith("HERALD_"));
-                  builder.environment().putAll(env);
-                });
+            .command();
+    int n = RUNS.incrementAndGet();
+    Files.createDirectories(outputDir);
+    Path out = outputDir.resolve("run-" + n + ".out");
+    Path err = outputDir.resolve("run-" + n + ".err");
+    ProcessBuilder builder =
+        new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+    builder.environment().keySet().removeIf(name -> name.startsWith("HERALD_"));
+    builder.environment().putAll(env);
+    Process process = builder.start();
     if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
       process.destroyForcibly();
       throw new IllegalStateException(
