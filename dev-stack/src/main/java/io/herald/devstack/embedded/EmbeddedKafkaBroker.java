@@ -293,6 +293,7 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
     command.add("-XX:+UseSerialGC");
     command.add("-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));
     command.add("-Djava.awt.headless=true");
+    command.addAll(ChildJvm.testOptions());
     command.add("-Dlogback.configurationFile=io/herald/devstack/embedded/kafka-logback.xml");
     command.add("-cp");
     // The child runs in the broker's directory: relative class path entries must be absolute.

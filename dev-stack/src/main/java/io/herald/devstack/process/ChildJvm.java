@@ -39,10 +39,11 @@ import java.util.stream.Collectors;
  * }
  * }</pre>
  *
- * <p>The command is {@code <this JVM's java> <jvm options> [-Dlogback.configurationFile=<file>] -cp
- * <class path> <main class> <args>}; the class path defaults to this JVM's, with every entry made
- * absolute. Standard output and error go to the log file. Thread-safe; {@link #close()} stops the
- * process with SIGTERM and kills it if it is still running after the grace period.
+ * <p>The command is {@code <this JVM's java> <jvm options> <test options>
+ * [-Dlogback.configurationFile=<file>] -cp <class path> <main class> <args>}; the class path
+ * defaults to this JVM's, with every entry made absolute. Standard output and error go to the log
+ * file. Thread-safe; {@link #close()} stops the process with SIGTERM and kills it if it is still
+ * running after the grace period.
  */
 public final class ChildJvm implements AutoCloseable {
 
@@ -66,6 +67,21 @@ public final class ChildJvm implements AutoCloseable {
   /** A launcher of {@code mainClass}; {@code name} names the process in messages. */
   public static Builder builder(String name, String mainClass) {
     return new Builder(name, mainClass);
+  }
+
+  /**
+   * The system property a test run sets to options every child JVM gets after its own: the build's
+   * integration tests cap the JIT at C1 ({@code -XX:TieredStopAtLevel=1}), because the suite's
+   * hundreds of short-lived relays, consumers, writers and brokers spent much of their CPU in C2
+   * compiling code they then hardly ran (three fault classes: 180 s of CPU with C2, 107 s without).
+   * Unset (the demo, the benchmarks), children run as launched.
+   */
+  public static final String TEST_OPTIONS_PROPERTY = "herald.child-jvm.options";
+
+  /** The options of {@link #TEST_OPTIONS_PROPERTY}, split at white space; none when unset. */
+  public static List<String> testOptions() {
+    String options = System.getProperty(TEST_OPTIONS_PROPERTY, "").strip();
+    return options.isEmpty() ? List.of() : List.of(options.split("\\s+"));
   }
 
   /** This JVM's class path, every entry absolute (a child may run in another directory). */
@@ -317,6 +333,7 @@ public final class ChildJvm implements AutoCloseable {
       List<String> command = new ArrayList<>();
       command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       command.addAll(jvmOptions);
+      command.addAll(testOptions());
       if (logbackConfig != null) {
         command.add("-Dlogback.configurationFile=" + logbackConfig.toAbsolutePath());
       }

@@ -44,6 +44,25 @@ class ChildJvmTest {
   }
 
   @Test
+  void shouldGiveEveryChildTheTestRunsOptionsAfterItsOwn() {
+    String before = System.getProperty(ChildJvm.TEST_OPTIONS_PROPERTY);
+    System.setProperty(ChildJvm.TEST_OPTIONS_PROPERTY, " -XX:TieredStopAtLevel=1  -Dx=y ");
+    try {
+      List<String> command =
+          ChildJvm.builder("x", "a.b.Main").jvmOptions(List.of("-Xmx64m")).command();
+
+      assertThat(command.subList(1, 4))
+          .containsExactly("-Xmx64m", "-XX:TieredStopAtLevel=1", "-Dx=y");
+    } finally {
+      if (before == null) {
+        System.clearProperty(ChildJvm.TEST_OPTIONS_PROPERTY);
+      } else {
+        System.setProperty(ChildJvm.TEST_OPTIONS_PROPERTY, before);
+      }
+    }
+  }
+
+  @Test
   void shouldDefaultToThisJvmsClassPathWithAbsoluteEntriesAndNoLogbackOption() {
     List<String> command = ChildJvm.builder("x", "a.b.Main").command();
 
