@@ -51,24 +51,20 @@ class ProcessStatsTest {
 
   @Test
   void shouldDivideEachProcesssJitCpuByTheEventsWhenComparingTwoReadings() {
-    Map<String, ProcessStats.Sample> before =
-        Map.of("relay", new ProcessStats.Sample(10.0, 2.0, 0, 0));
-    Map<String, ProcessStats.Sample> after =
-        Map.of("relay", new ProcessStats.Sample(14.0, 2.5, 0, 0));
-
-    assertThat(ProcessGroup.jitSecondsPer1000(before, after, 1_000))
-        .containsExactly(Map.entry("relay", 0.5));
+    assertThat(relayJitPer1000(2.0, 2.5)).containsExactly(Map.entry("relay", 0.5));
   }
 
   @Test
   void shouldCountNoJitCpuWhenACompilerThreadWasRetiredBetweenTheReadings() {
-    Map<String, ProcessStats.Sample> before =
-        Map.of("relay", new ProcessStats.Sample(10.0, 2.0, 0, 0));
-    Map<String, ProcessStats.Sample> after =
-        Map.of("relay", new ProcessStats.Sample(11.0, 1.2, 0, 0));
+    assertThat(relayJitPer1000(2.0, 1.2)).containsExactly(Map.entry("relay", 0.0));
+  }
 
-    assertThat(ProcessGroup.jitSecondsPer1000(before, after, 1_000))
-        .containsExactly(Map.entry("relay", 0.0));
+  /** A relay's JIT seconds per 1,000 of 1,000 events, its compilers at the two readings given. */
+  private static Map<String, Double> relayJitPer1000(double jitBefore, double jitAfter) {
+    return ProcessGroup.jitSecondsPer1000(
+        Map.of("relay", new ProcessStats.Sample(10.0, jitBefore, 0, 0)),
+        Map.of("relay", new ProcessStats.Sample(14.0, jitAfter, 0, 0)),
+        1_000);
   }
 
   @Test
