@@ -83,9 +83,9 @@ public final class ProcessStats {
       if (comm.isEmpty() || !COMPILER_THREAD.matcher(comm.getFirst()).lookingAt()) {
         return 0;
       }
-      String stat = Files.readAllLines(thread.resolve("stat")).getFirst();
-      String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
-      return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+      return statFields(thread.resolve("stat"))
+          .map(fields -> Long.parseLong(fields[11]) + Long.parseLong(fields[12]))
+          .orElse(0L);
     } catch (NoSuchFileException e) {
       return 0;
     }
@@ -168,14 +168,19 @@ public final class ProcessStats {
   }
 
   private static Optional<String[]> statFields(long pid) {
+    return statFields(Path.of("/proc", Long.toString(pid), "stat"));
+  }
+
+  /** The fields of a process's or thread's {@code stat} file; empty when it has gone. */
+  private static Optional<String[]> statFields(Path statFile) {
     try {
-      String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+      String stat = Files.readString(statFile);
       // The command name may hold spaces and parentheses; the fields start after the last ')'.
       return Optional.of(stat.substring(stat.lastIndexOf(')') + 2).trim().split(" "));
     } catch (NoSuchFileException e) {
       return Optional.empty();
     } catch (IOException e) {
-      throw new IllegalStateException("cannot read /proc/" + pid + "/stat", e);
+      throw new IllegalStateException("cannot read " + statFile, e);
     }
   }
 

@@ -73,8 +73,8 @@ public final class ChildJvm implements AutoCloseable {
    * The system property a test run sets to options every child JVM gets after its own: the build's
    * integration tests cap the JIT at C1 ({@code -XX:TieredStopAtLevel=1}), because the suite's
    * hundreds of short-lived relays, consumers, writers and brokers spent much of their CPU in C2
-   * compiling code they then hardly ran (three fault classes: 180 s of CPU with C2, 122 s without).
-   * Unset (the demo, the benchmarks), children run as launched.
+   * compiling code they then hardly ran (BENCHMARKS.md, "Dev stack and test suite"). Unset (the
+   * demo, the benchmarks), children run as launched.
    */
   public static final String TEST_OPTIONS_PROPERTY = "herald.child-jvm.options";
 
