@@ -37,6 +37,11 @@ final class PublicationLoad implements AutoCloseable {
 
   static final String DESTINATION = "dest-a";
 
+  /**
+   * How long one intent is sent again while the writer sheds load (503) before it counts as lost.
+   */
+  private static final Duration SHED_RETRY_LIMIT = Duration.ofMinutes(1);
+
   /** How long {@link #measure(Sent, Bench, String)} waits for a phase's arrivals by default. */
   static final Duration ARRIVAL_TIMEOUT = Duration.ofMinutes(5);
 
@@ -60,6 +65,7 @@ final class PublicationLoad implements AutoCloseable {
           .connectTimeout(Duration.ofSeconds(5))
           .build();
   private final ExecutorService senders = Executors.newVirtualThreadPerTaskExecutor();
+  private final AtomicInteger shed = new AtomicInteger();
 
   /**
    * @param run the first part of every article id ({@code b5}): unique to the scenario, since the
@@ -231,11 +237,33 @@ final class PublicationLoad implements AutoCloseable {
             .timeout(Duration.ofSeconds(30))
             .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
             .build();
+    long deadline = System.nanoTime() + SHED_RETRY_LIMIT.toNanos();
     HttpResponse<String> response = http.send(post, HttpResponse.BodyHandlers.ofString());
+    // A 503 is the writer shedding load (its request queue is full): a client sends the same
+    // intent again after Retry-After, and its latency keeps counting from the intended moment.
+    while (response.statusCode() == 503 && System.nanoTime() < deadline) {
+      shed.incrementAndGet();
+      Thread.sleep(retryAfter(response).toMillis());
+      response = http.send(post, HttpResponse.BodyHandlers.ofString());
+    }
     if (response.statusCode() != 201) {
       throw new IllegalStateException(
           "the writer answered " + response.statusCode() + " to " + body + ": " + response.body());
     }
+  }
+
+  /** The writer's Retry-After in whole seconds, as it sends it; one second without it. */
+  private static Duration retryAfter(HttpResponse<?> response) {
+    return response
+        .headers()
+        .firstValue("Retry-After")
+        .map(seconds -> Duration.ofSeconds(Long.parseLong(seconds.trim())))
+        .orElse(Duration.ofSeconds(1));
+  }
+
+  /** How many sends the writer answered 503 (and were sent again) since this load started. */
+  int shed() {
+    return shed.get();
   }
 
   private String prefix(String phase) {

@@ -83,8 +83,11 @@ public interface DeliveryQueue {
       String destination, String owner, int limit, Duration lease, Duration grace)
       throws SQLException;
 
-  /** Number of deliveries per state (states without rows are absent). */
-  Map<DeliveryState, Long> countByState() throws SQLException;
+  /** Number of deliveries per state that is not final (states without rows are absent). */
+  Map<DeliveryState, Long> countOpenByState() throws SQLException;
+
+  /** Number of deliveries per final state (states without rows are absent): a scan of the bulk. */
+  Map<DeliveryState, Long> countFinishedByState() throws SQLException;
 
   /**
    * Age in seconds of the oldest delivery in each unsettled state (UNCERTAIN, NEEDS_RECONCILIATION)

@@ -42,7 +42,9 @@ public final class ConsumerMetrics {
       AtomicLong value = new AtomicLong();
       deliveriesByState.put(state, value);
       Gauge.builder("herald.consumer.deliveries", value, AtomicLong::doubleValue)
-          .description("Deliveries per state (refreshed periodically from the database)")
+          .description(
+              "Deliveries per state, counted by the reconciler: open states every round, final"
+                  + " states once a minute")
           .tag("state", state.name())
           .register(registry);
     }
@@ -239,10 +241,15 @@ public final class ConsumerMetrics {
         .increment();
   }
 
-  /** Sets the per-state gauges from a fresh count; absent states are zero. */
-  public void deliveriesByState(Map<DeliveryState, Long> counts) {
+  /**
+   * Sets the gauges of the final states ({@code finished}) or of the others from a fresh count of
+   * them; absent states among them are zero, the rest keep their last count.
+   */
+  public void deliveriesByState(Map<DeliveryState, Long> counts, boolean finished) {
     for (Map.Entry<DeliveryState, AtomicLong> entry : deliveriesByState.entrySet()) {
-      entry.getValue().set(counts.getOrDefault(entry.getKey(), 0L));
+      if (entry.getKey().isFinal() == finished) {
+        entry.getValue().set(counts.getOrDefault(entry.getKey(), 0L));
+      }
     }
   }
 

@@ -32,11 +32,21 @@ class DeliveriesStatementsTest {
 
   @Test
   void shouldLetOnlyFinalStatesReleaseTheNextRevision() {
-    Set<DeliveryState> finals =
-        Arrays.stream(DeliveryState.values())
-            .filter(DeliveryState::isFinal)
-            .collect(Collectors.toCollection(() -> EnumSet.noneOf(DeliveryState.class)));
-    assertContains(Deliveries.CLAIM_DUE, "e.state NOT IN (" + literals(finals) + ")");
+    assertContains(Deliveries.CLAIM_DUE, "e.state NOT IN (" + literals(finals()) + ")");
+  }
+
+  private static Set<DeliveryState> finals() {
+    return Arrays.stream(DeliveryState.values())
+        .filter(DeliveryState::isFinal)
+        .collect(Collectors.toCollection(() -> EnumSet.noneOf(DeliveryState.class)));
+  }
+
+  @Test
+  void shouldCountOpenAndFinishedDeliveriesByTheFinalStates() {
+    String finals = literals(finals());
+    // Exactly the predicate of ix_delivery_open_per_article, so the open count reads that index.
+    assertContains(Deliveries.COUNT_OPEN_BY_STATE, "d.state NOT IN (" + finals + ")");
+    assertContains(Deliveries.COUNT_FINISHED_BY_STATE, "d.state IN (" + finals + ")");
   }
 
   @Test

@@ -74,6 +74,7 @@ public final class FakeDeliveryQueue implements DeliveryQueue {
   public volatile boolean recordingUnavailable;
 
   public volatile int countCalls;
+  public volatile int finishedCountCalls;
 
   @Override
   public Set<UUID> renewLeases(String owner, Map<UUID, Long> tokens, Duration horizon)
@@ -178,9 +179,26 @@ public final class FakeDeliveryQueue implements DeliveryQueue {
   }
 
   @Override
-  public synchronized Map<DeliveryState, Long> countByState() {
+  public synchronized Map<DeliveryState, Long> countOpenByState() {
     countCalls++;
-    return Map.copyOf(counts);
+    return counts(false);
+  }
+
+  @Override
+  public synchronized Map<DeliveryState, Long> countFinishedByState() {
+    finishedCountCalls++;
+    return counts(true);
+  }
+
+  private Map<DeliveryState, Long> counts(boolean finished) {
+    Map<DeliveryState, Long> of = new EnumMap<>(DeliveryState.class);
+    counts.forEach(
+        (state, count) -> {
+          if (state.isFinal() == finished) {
+            of.put(state, count);
+          }
+        });
+    return of;
   }
 
   @Override

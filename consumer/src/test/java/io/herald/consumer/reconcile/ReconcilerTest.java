@@ -118,26 +118,51 @@ class ReconcilerTest {
     assertEquals(12.0, pending.value());
   }
 
-  private void runOnce(FakeDestination destination) throws Exception {
-    try (Reconciler reconciler =
-        new Reconciler(
-            queue,
-            Map.of(destination.config().name(), destination),
-            new DispatchSettings(
-                "test-owner",
-                4,
-                Duration.ofSeconds(5),
-                Duration.ofSeconds(5),
-                MAX,
-                Duration.ofMillis(100),
-                Duration.ofSeconds(1),
-                Duration.ofMillis(20),
-                Duration.ofSeconds(1),
-                DispatchSettings.DEFAULT_RECORD_BATCH_SIZE),
-            new ReconcileSettings(GRACE, Duration.ofSeconds(1), 10, LOOKUP_RETRY),
-            policy,
-            metrics)) {
+  @Test
+  void shouldCountTheFinishedDeliveriesOnlyOnceAMinuteAndTheOpenOnesEveryRound() throws Exception {
+    queue.counts.put(DeliveryState.PENDING, 3L);
+    queue.counts.put(DeliveryState.PUBLISHED, 1000L);
+    FakeDestination destination = new FakeDestination("idem", true, false);
+    try (Reconciler reconciler = reconciler(destination)) {
+      reconciler.runOnce();
+      queue.counts.put(DeliveryState.PENDING, 4L);
+      queue.counts.put(DeliveryState.PUBLISHED, 1001L);
       reconciler.runOnce();
     }
+
+    assertEquals(2, queue.countCalls);
+    assertEquals(1, queue.finishedCountCalls);
+    assertEquals(4.0, gauge("PENDING"));
+    assertEquals(1000.0, gauge("PUBLISHED"));
+  }
+
+  private double gauge(String state) {
+    return registry.find("herald.consumer.deliveries").tag("state", state).gauge().value();
+  }
+
+  private void runOnce(FakeDestination destination) throws Exception {
+    try (Reconciler reconciler = reconciler(destination)) {
+      reconciler.runOnce();
+    }
+  }
+
+  private Reconciler reconciler(FakeDestination destination) {
+    return new Reconciler(
+        queue,
+        Map.of(destination.config().name(), destination),
+        new DispatchSettings(
+            "test-owner",
+            4,
+            Duration.ofSeconds(5),
+            Duration.ofSeconds(5),
+            MAX,
+            Duration.ofMillis(100),
+            Duration.ofSeconds(1),
+            Duration.ofMillis(20),
+            Duration.ofSeconds(1),
+            DispatchSettings.DEFAULT_RECORD_BATCH_SIZE),
+        new ReconcileSettings(GRACE, Duration.ofSeconds(1), 10, LOOKUP_RETRY),
+        policy,
+        metrics);
   }
 }

@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,12 +22,14 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
@@ -38,8 +41,10 @@ import org.slf4j.LoggerFactory;
  * with a service's {@link InboxHandler} for decoding and applying.
  *
  * <p>Each poll is decoded; its valid values are applied in one database transaction, and only then
- * are the offsets committed, after every record set aside has been acknowledged: no offset passes a
- * record that was neither applied nor set aside. A failure the {@link SqlFailure} rule calls
+ * are its offsets due for commit, after every record set aside has been acknowledged: no offset
+ * passes a record that was neither applied nor set aside. Due offsets are committed at most every
+ * {@link #COMMIT_INTERVAL} while records keep coming, at once when a poll comes back empty, before
+ * the partitions move to another member, and on close. A failure the {@link SqlFailure} rule calls
  * retriable (database or broker unavailable) re-reads the batch from its first offset after {@code
  * failure-backoff}; the inbox makes that harmless. A permanent one is retried one record per
  * transaction, so the one record that causes it is isolated and set aside ({@code
@@ -65,11 +70,19 @@ public final class InboxLoop<T, R> implements AutoCloseable {
   private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
 
   /**
-   * How long closing the Kafka consumer may take. Offsets are committed synchronously by the loop,
-   * so closing only leaves the group, a courtesy: a member killed before this one still holds a
-   * rebalance open until its session expires (45 s by default), and a close waiting on the pending
-   * join would hold the whole process's shutdown that long. Past this bound the group forgets the
-   * member by its session timeout, as after a crash.
+   * Offsets are committed at most this often while records keep coming. A commit is a round trip
+   * the loop waits on and a write to the group's offsets topic; one per poll was, at a few records
+   * per poll, one per record, for both the broker and the loop. What a crash re-reads because of
+   * it, at most this much of the topic, the inbox skips as duplicates.
+   */
+  static final Duration COMMIT_INTERVAL = Duration.ofSeconds(1);
+
+  /**
+   * How long closing the Kafka consumer may take, after the due offsets are committed (bounded by
+   * the same wait). Closing then only leaves the group, a courtesy: a member killed before this one
+   * still holds a rebalance open until its session expires (45 s by default), and a close waiting
+   * on the pending join would hold the whole process's shutdown that long. Past this bound the
+   * group forgets the member by its session timeout, as after a crash.
    */
   static final Duration KAFKA_CLOSE_WAIT = Duration.ofSeconds(5);
 
@@ -106,6 +119,9 @@ public final class InboxLoop<T, R> implements AutoCloseable {
   private volatile long failingSinceNanos; // 0: the last iteration succeeded
   private volatile String lastFailure = "";
   private long lastProbeNanos = System.nanoTime();
+  // Offsets of batches applied but not committed yet, and when they last were: loop thread only.
+  private final Map<TopicPartition, OffsetAndMetadata> dueOffsets = new HashMap<>();
+  private long lastCommitNanos = System.nanoTime();
   private long lastStackTraceNanos = System.nanoTime() - STACK_TRACE_INTERVAL.toNanos();
   private KafkaClientMetrics kafkaMetrics;
   private Thread thread;
@@ -258,6 +274,7 @@ public final class InboxLoop<T, R> implements AutoCloseable {
           records = kafka.poll(settings.pollTimeout());
           lastPollNanos = System.nanoTime();
           if (records.isEmpty()) {
+            commit(kafka);
             probe(kafka);
           } else {
             handle(kafka, records);
@@ -314,13 +331,59 @@ public final class InboxLoop<T, R> implements AutoCloseable {
             settings.name() + ": a record set aside was not acknowledged", e.getCause());
       }
     }
+    dueOffsets.putAll(nextOffsets(records));
+    if (System.nanoTime() - lastCommitNanos >= COMMIT_INTERVAL.toNanos()) {
+      commit(kafka);
+    }
+  }
+
+  /** Commits the due offsets, if any; a failure other than a lost group membership is thrown. */
+  private void commit(KafkaConsumer<byte[], byte[]> kafka) {
+    lastCommitNanos = System.nanoTime();
+    if (dueOffsets.isEmpty()) {
+      return;
+    }
+    Map<TopicPartition, OffsetAndMetadata> offsets = Map.copyOf(dueOffsets);
+    dueOffsets.clear();
     try {
-      kafka.commitSync(nextOffsets(records));
+      kafka.commitSync(offsets);
     } catch (CommitFailedException e) {
-      // The partitions moved to another member during the batch; it reads them from the last
-      // committed offset, and the inbox turns what this member applied into duplicates.
+      // The partitions moved to another member; it reads them from the last committed offset, and
+      // the inbox turns what this member applied since into duplicates.
       log.warn(
           "{}: offsets not committed after a rebalance; the new owner re-reads",
+          settings.name(),
+          e);
+    } catch (RuntimeException e) {
+      // Due again with the next commit, unless a later batch of the same partition replaced them.
+      offsets.forEach(dueOffsets::putIfAbsent);
+      throw e;
+    }
+  }
+
+  /**
+   * The partitions are about to move to another member, which starts from their committed offsets:
+   * commit what this member applied of them. Runs on the loop thread, inside {@code poll}.
+   */
+  private void commitRevoked(
+      KafkaConsumer<byte[], byte[]> kafka, Collection<TopicPartition> partitions) {
+    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+    for (TopicPartition partition : partitions) {
+      OffsetAndMetadata offset = dueOffsets.remove(partition);
+      if (offset != null) {
+        offsets.put(partition, offset);
+      }
+    }
+    if (offsets.isEmpty()) {
+      return;
+    }
+    try {
+      kafka.commitSync(offsets);
+    } catch (WakeupException | InterruptException e) {
+      throw e;
+    } catch (KafkaException e) {
+      log.warn(
+          "{}: offsets of revoked partitions not committed; the new owner re-reads them",
           settings.name(),
           e);
     }
@@ -376,7 +439,23 @@ public final class InboxLoop<T, R> implements AutoCloseable {
     }
     kafkaMetrics = new KafkaClientMetrics(created);
     kafkaMetrics.bindTo(registry);
-    created.subscribe(List.of(settings.topic()));
+    created.subscribe(
+        List.of(settings.topic()),
+        new ConsumerRebalanceListener() {
+          @Override
+          public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            commitRevoked(created, partitions);
+          }
+
+          @Override
+          public void onPartitionsAssigned(Collection<TopicPartition> partitions) {}
+
+          @Override
+          public void onPartitionsLost(Collection<TopicPartition> partitions) {
+            // Already another member's: a commit would be refused, and it re-reads them anyway.
+            dueOffsets.keySet().removeAll(partitions);
+          }
+        });
     return created;
   }
 
@@ -483,10 +562,37 @@ public final class InboxLoop<T, R> implements AutoCloseable {
       kafkaMetrics = null;
     }
     if (kafka != null) {
+      commitBeforeClose(kafka);
       try {
         kafka.close(CloseOptions.timeout(KAFKA_CLOSE_WAIT));
       } catch (RuntimeException e) {
         log.warn("{}: closing the Kafka consumer failed", settings.name(), e);
+      }
+    }
+  }
+
+  /**
+   * Commits the due offsets before the consumer closes, within {@link #KAFKA_CLOSE_WAIT}; what is
+   * not committed the next member re-reads, and the inbox skips.
+   */
+  private void commitBeforeClose(KafkaConsumer<byte[], byte[]> kafka) {
+    if (dueOffsets.isEmpty()) {
+      return;
+    }
+    Map<TopicPartition, OffsetAndMetadata> offsets = Map.copyOf(dueOffsets);
+    dueOffsets.clear();
+    // close() wakes the consumer up; a wake-up not yet consumed ends the first attempt at once.
+    for (int attempt = 1; attempt <= 2; attempt++) {
+      try {
+        kafka.commitSync(offsets, KAFKA_CLOSE_WAIT);
+        return;
+      } catch (WakeupException e) {
+        if (attempt == 2) {
+          log.warn("{}: offsets not committed before closing", settings.name(), e);
+        }
+      } catch (KafkaException e) {
+        log.warn("{}: offsets not committed before closing; re-read later", settings.name(), e);
+        return;
       }
     }
   }

@@ -118,6 +118,61 @@ class InboxLoopIT {
   }
 
   @Test
+  void shouldCommitWhatItAppliedBeforeItsPartitionsMoveToAnotherMember(StackContext stack)
+      throws Exception {
+    String topic = stack.topic("hand-over");
+    stack.stack().kafka().createTopic(topic, 4);
+    InboxSettings settings = settings(stack, topic, "hand-over");
+    RecordingHandler first = new RecordingHandler(stack.dataSource(), 0);
+    RecordingHandler second = new RecordingHandler(stack.dataSource(), 0);
+    try (KafkaProducer<byte[], byte[]> producer = producer(stack);
+        InboxLoop<String, Boolean> firstLoop =
+            new InboxLoop<>(settings, first, new SimpleMeterRegistry());
+        InboxLoop<String, Boolean> secondLoop =
+            new InboxLoop<>(settings, second, new SimpleMeterRegistry())) {
+      firstLoop.start();
+      int sent = 0;
+      // Records keep coming while the second member joins, so the first never idles into a
+      // commit: only the hand-over's commit keeps the second from reading them again.
+      while (sent < 100 || appliedCount(stack.dataSource(), "h-%") < 50) {
+        producer.send(record(topic, "h-" + sent, "v" + sent++)).get();
+      }
+      secondLoop.start();
+      long until = System.nanoTime() + Duration.ofSeconds(8).toNanos();
+      while (System.nanoTime() < until) {
+        producer.send(record(topic, "h-" + sent, "v" + sent++)).get();
+      }
+      int total = sent;
+
+      await().atMost(WAIT).until(() -> appliedCount(stack.dataSource(), "h-%") == total);
+      assertThat(first.redelivered.get() + second.redelivered.get()).isZero();
+      assertThat(second.applies.get()).isPositive();
+    }
+  }
+
+  @Test
+  void shouldCommitWhatItAppliedWhenItCloses(StackContext stack) throws Exception {
+    String topic = stack.topic("close-commit");
+    stack.stack().kafka().createTopic(topic, 1);
+    InboxSettings settings = settings(stack, topic, "close-commit");
+    RecordingHandler handler = new RecordingHandler(stack.dataSource(), 0);
+    try (KafkaProducer<byte[], byte[]> producer = producer(stack)) {
+      InboxLoop<String, Boolean> loop =
+          new InboxLoop<>(settings, handler, new SimpleMeterRegistry());
+      loop.start();
+      int sent = 0;
+      // Closed while records keep coming: no idle poll has committed the last ones.
+      while (sent < 200 || appliedCount(stack.dataSource(), "c-%") < 100) {
+        producer.send(record(topic, "c-" + sent, "v" + sent++)).get();
+      }
+      loop.close();
+
+      assertThat(committedOffset(stack, settings))
+          .isEqualTo(appliedCount(stack.dataSource(), "c-%"));
+    }
+  }
+
+  @Test
   void shouldMoveThroughItsLifecycleOnlyOnce(StackContext stack) {
     InboxLoop<String, Boolean> loop =
         new InboxLoop<>(
@@ -185,6 +240,7 @@ class InboxLoopIT {
     private final AtomicInteger toFail;
     final AtomicInteger failures = new AtomicInteger();
     final AtomicInteger redelivered = new AtomicInteger();
+    final AtomicInteger applies = new AtomicInteger();
     final Map<String, String> rejected = new ConcurrentHashMap<>();
 
     RecordingHandler(DataSource dataSource, int failFirst) {
@@ -242,6 +298,7 @@ class InboxLoopIT {
 
     @Override
     public void applied(List<String> values, List<Boolean> results) {
+      applies.incrementAndGet();
       results.stream().filter(applied -> !applied).forEach(r -> redelivered.incrementAndGet());
     }
 
