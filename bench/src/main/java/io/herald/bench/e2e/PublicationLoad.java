@@ -45,16 +45,31 @@ final class PublicationLoad implements AutoCloseable {
   /** How long {@link #measure(Sent, Bench, String)} waits for a phase's arrivals by default. */
   static final Duration ARRIVAL_TIMEOUT = Duration.ofMinutes(5);
 
-  /** The intents of one phase: when each was meant to be sent, and the rate they were sent at. */
-  record Sent(String phase, Instant[] intended, double offeredRate) {
+  /**
+   * The intents of one phase: when each was meant to be sent, the rate they were sent at, and when
+   * the last send was answered.
+   */
+  record Sent(String phase, Instant[] intended, double offeredRate, Instant sendEnd) {
 
     int count() {
       return intended.length;
     }
   }
 
-  /** One phase's figures; latencies in microseconds ({@link Latency}). */
-  record Phase(int count, double offeredRate, double sustainedRate, Histogram latencies) {}
+  /**
+   * One phase's figures; latencies in microseconds ({@link Latency}).
+   *
+   * @param sustainedRate arrivals per second between the 10th and 90th percentile of arrivals
+   * @param whileSendingRate arrivals per second while intents were still being sent (after the
+   *     first tenth of the sending time): what the pipeline delivers while the writer takes load
+   *     too, where {@code sustainedRate} also counts a backlog drained after the sending stopped
+   */
+  record Phase(
+      int count,
+      double offeredRate,
+      double sustainedRate,
+      double whileSendingRate,
+      Histogram latencies) {}
 
   private final String run;
   private final URI writer;
@@ -108,7 +123,7 @@ final class PublicationLoad implements AutoCloseable {
     for (Future<?> client : running) {
       client.get(ARRIVAL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
-    return new Sent(phase, intended, count / ((System.nanoTime() - start) / 1e9));
+    return new Sent(phase, intended, count / ((System.nanoTime() - start) / 1e9), Instant.now());
   }
 
   /** Sends as {@link #openLoop} does, without waiting for the arrivals. */
@@ -138,7 +153,7 @@ final class PublicationLoad implements AutoCloseable {
     for (Future<?> send : sends) {
       send.get(ARRIVAL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
-    return new Sent(phase, intended, rate);
+    return new Sent(phase, intended, rate, Instant.now());
   }
 
   /** Waits up to {@link #ARRIVAL_TIMEOUT} until every intent of {@code sent} has arrived. */
@@ -192,8 +207,14 @@ final class PublicationLoad implements AutoCloseable {
     double seconds =
         Math.max(1e-3, Duration.between(times.get(lo), times.get(hi - 1)).toNanos() / 1e9);
     double sustained = (hi - 1 - lo) / seconds;
+    Instant windowStart =
+        intended[0].plus(Duration.between(intended[0], sent.sendEnd()).dividedBy(10));
+    long inWindow =
+        times.stream().filter(t -> !t.isBefore(windowStart) && !t.isAfter(sent.sendEnd())).count();
+    double windowSeconds = Duration.between(windowStart, sent.sendEnd()).toNanos() / 1e9;
+    double whileSending = windowSeconds > 0 ? inWindow / windowSeconds : sustained;
     bench.progress(id, phase + ": " + arrived.size() + " published", true);
-    return new Phase(intended.length, sent.offeredRate(), sustained, latencies);
+    return new Phase(intended.length, sent.offeredRate(), sustained, whileSending, latencies);
   }
 
   /**

@@ -2,6 +2,7 @@ package io.herald.consumer.delivery;
 
 import io.herald.common.event.PublicationKey;
 import io.herald.common.event.PublicationRequested;
+import io.herald.runtime.db.FreshPlans;
 import io.herald.runtime.db.Transactions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -556,7 +557,7 @@ public final class Deliveries implements DeliveryQueue {
       restartsWindow[i] = transition.restartsWindow();
     }
     Map<ClaimKey, DeliverySnapshot> after = new HashMap<>();
-    try (PreparedStatement update = connection.prepareStatement(COMPLETE_ALL)) {
+    try (PreparedStatement update = FreshPlans.prepare(connection, COMPLETE_ALL)) {
       update.setArray(1, connection.createArrayOf("uuid", id));
       update.setArray(2, connection.createArrayOf("bigint", token));
       update.setArray(3, connection.createArrayOf("text", expected));

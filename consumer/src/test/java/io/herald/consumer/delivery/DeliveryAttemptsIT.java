@@ -3,6 +3,7 @@ package io.herald.consumer.delivery;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.zaxxer.hikari.HikariDataSource;
 import io.herald.common.event.PublicationKey;
 import io.herald.common.event.PublicationRequested;
 import io.herald.common.id.UuidV7;
@@ -12,6 +13,8 @@ import io.herald.consumer.retention.RetentionPurger;
 import io.herald.consumer.retention.RetentionSettings;
 import io.herald.devstack.HeraldIntegrationTest;
 import io.herald.devstack.StackContext;
+import io.herald.runtime.db.DatabaseConfig;
+import io.herald.runtime.db.Databases;
 import io.herald.runtime.db.Transactions;
 import io.herald.schema.CaptureSettings;
 import io.herald.schema.HeraldSchema;
@@ -83,6 +86,39 @@ class DeliveryAttemptsIT {
             "1|2|LOOKUP|owner-2|20|200|found|PUBLISHED|remote-7|null"),
         rows);
     assertEquals(dispatch.claimToken() + 1, lookup.claimToken());
+  }
+
+  @Test
+  void shouldPlanTheRecordingOfResultsAtEveryExecutionOnALongLivedConnection(StackContext stack)
+      throws Exception {
+    DatabaseConfig config =
+        new DatabaseConfig(
+            stack.jdbcUrl(), stack.user(), stack.password(), 1, Duration.ofSeconds(5));
+    try (HikariDataSource pool = Databases.pool("plans", config, new SimpleMeterRegistry())) {
+      dataSource = pool;
+      deliveries =
+          new Deliveries(
+              pool, new StatusEvents(Clock.systemUTC(), UuidV7.system(), Duration.ofDays(1)));
+      // Twelve results on the pool's one connection: pgjdbc prepares a statement on the server
+      // after five executions, and the server may then plan it once for all later parameters.
+      for (int i = 0; i < 12; i++) {
+        create("plan-" + i);
+        deliveries.complete(
+            claimDue("plan-" + i),
+            Transition.published("remote-" + i, null),
+            new Attempt(
+                Attempt.Kind.PUBLISH, "owner-1", Duration.ofMillis(2), "published", 201, null));
+      }
+
+      List<String> prepared = query("SELECT statement FROM pg_prepared_statements WHERE ?", true);
+
+      assertTrue(
+          prepared.stream().anyMatch(sql -> sql.contains("INSERT INTO consumer.delivery_attempt")),
+          "the connection prepares the statements it repeats: " + prepared);
+      assertTrue(
+          prepared.stream().noneMatch(sql -> sql.contains("SET state = c.state")),
+          "the results' update is planned at each execution: " + prepared);
+    }
   }
 
   @Test

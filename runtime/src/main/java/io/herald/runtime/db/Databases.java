@@ -14,9 +14,6 @@ import org.postgresql.ds.PGSimpleDataSource;
 /** Connection pools for Herald processes. Stateless; the pools it returns are thread-safe. */
 public final class Databases {
 
-  /** Run on every new pooled connection: plans each execution with its own parameters. */
-  static final String CONNECTION_INIT_SQL = "SET plan_cache_mode = force_custom_plan";
-
   private Databases() {}
 
   /**
@@ -27,8 +24,7 @@ public final class Databases {
    * process comes up, reports DOWN on {@code /health}, answers 503, and recovers by itself when the
    * database returns, instead of crash-looping. A fixed-size pool ({@code minimumIdle =
    * maximumPoolSize}) avoids connection storms under a sudden load. Connections are recycled every
-   * 30 minutes, below common proxy and firewall idle limits, and plan every statement with its
-   * parameters ({@link #CONNECTION_INIT_SQL}). The caller closes the pool.
+   * 30 minutes, below common proxy and firewall idle limits. The caller closes the pool.
    */
   public static HikariDataSource pool(String name, DatabaseConfig config, MeterRegistry registry) {
     HikariConfig hikari = new HikariConfig();
@@ -46,12 +42,6 @@ public final class Databases {
     hikari.setKeepaliveTime(Duration.ofMinutes(2).toMillis());
     hikari.setInitializationFailTimeout(-1);
     hikari.setAutoCommit(true);
-    // A statement prepared on a connection is planned once for all later parameters (a generic
-    // plan) after five executions; planned while a table is small, such a plan scans it whole and
-    // keeps doing so as it grows (43 ms a call at 80,000 deliveries, against 0.1 through the
-    // index; BENCHMARKS.md). Herald's statements are short and indexed: a plan per execution costs
-    // far less than one such scan.
-    hikari.setConnectionInitSql(CONNECTION_INIT_SQL);
     // Name the connections so pg_stat_activity shows which process and pool holds them.
     hikari.addDataSourceProperty("ApplicationName", "herald-" + name);
     // Bounded socket reads: a hung server must not hang a request forever (5 minutes covers
