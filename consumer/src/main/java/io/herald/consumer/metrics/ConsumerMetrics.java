@@ -44,7 +44,7 @@ public final class ConsumerMetrics {
       Gauge.builder("herald.consumer.deliveries", value, AtomicLong::doubleValue)
           .description(
               "Deliveries per state, counted by the reconciler: open states every round, final"
-                  + " states once a minute")
+                  + " states as often as their count takes at most 2 % of the time")
           .tag("state", state.name())
           .register(registry);
     }

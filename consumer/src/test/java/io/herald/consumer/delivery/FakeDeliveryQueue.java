@@ -75,6 +75,7 @@ public final class FakeDeliveryQueue implements DeliveryQueue {
 
   public volatile int countCalls;
   public volatile int finishedCountCalls;
+  public volatile Duration finishedCountTakes = Duration.ZERO;
 
   @Override
   public Set<UUID> renewLeases(String owner, Map<UUID, Long> tokens, Duration horizon)
@@ -187,6 +188,12 @@ public final class FakeDeliveryQueue implements DeliveryQueue {
   @Override
   public synchronized Map<DeliveryState, Long> countFinishedByState() {
     finishedCountCalls++;
+    try {
+      // The time a scan of a large table takes: the reconciler spaces the count out by it.
+      Thread.sleep(finishedCountTakes.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     return counts(true);
   }
 

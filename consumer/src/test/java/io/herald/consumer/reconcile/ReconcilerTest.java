@@ -119,21 +119,31 @@ class ReconcilerTest {
   }
 
   @Test
-  void shouldCountTheFinishedDeliveriesOnlyOnceAMinuteAndTheOpenOnesEveryRound() throws Exception {
-    queue.counts.put(DeliveryState.PENDING, 3L);
+  void shouldCountFinishedDeliveriesEveryRoundWhileTheCountIsCheap() throws Exception {
+    assertEquals(List.of(1001.0, 1001.0), twoRoundsCounting(Duration.ZERO));
+    assertEquals(2, queue.finishedCountCalls);
+  }
+
+  @Test
+  void shouldSpaceOutTheCountOfFinishedDeliveriesByWhatItCosts() throws Exception {
+    // A count that takes 100 ms is due again 5 s later: not in the round right after it.
+    assertEquals(List.of(1000.0, 1001.0), twoRoundsCounting(Duration.ofMillis(100)));
+    assertEquals(1, queue.finishedCountCalls);
+  }
+
+  /** Two rounds back to back, the counts growing between them: PUBLISHED, then PENDING. */
+  private List<Double> twoRoundsCounting(Duration finishedCountTakes) throws Exception {
+    queue.finishedCountTakes = finishedCountTakes;
+    queue.counts.put(DeliveryState.PENDING, 1000L);
     queue.counts.put(DeliveryState.PUBLISHED, 1000L);
-    FakeDestination destination = new FakeDestination("idem", true, false);
-    try (Reconciler reconciler = reconciler(destination)) {
+    try (Reconciler reconciler = reconciler(new FakeDestination("idem", true, false))) {
       reconciler.runOnce();
-      queue.counts.put(DeliveryState.PENDING, 4L);
+      queue.counts.put(DeliveryState.PENDING, 1001L);
       queue.counts.put(DeliveryState.PUBLISHED, 1001L);
       reconciler.runOnce();
     }
-
     assertEquals(2, queue.countCalls);
-    assertEquals(1, queue.finishedCountCalls);
-    assertEquals(4.0, gauge("PENDING"));
-    assertEquals(1000.0, gauge("PUBLISHED"));
+    return List.of(gauge("PUBLISHED"), gauge("PENDING"));
   }
 
   private double gauge(String state) {

@@ -13,7 +13,7 @@ import org.postgresql.PGStatement;
  * that plan as long as it lives: made while a table was small, it scans the table whole ever after.
  * A statement that joins a growing table through arrays of ids ({@code FROM unnest(?::uuid[]) ...
  * WHERE t.id = u.id}) is the case: its generic plan on the consumer's first, empty deliveries was a
- * hash join over a full scan, 43 ms a call at 80,000 rows against 0.1 ms through the primary key
+ * hash join over a full scan, 43 ms a call at 80,000 rows against 1 ms through the primary key
  * (BENCHMARKS.md). Planning such a statement costs far less than one scan; single-row statements by
  * key plan the same either way and keep their generic plans.
  */
