@@ -72,8 +72,8 @@ public final class Reconciler implements AutoCloseable {
   private final ConsumerMetrics metrics;
   private final ExecutorService lookups = Executors.newVirtualThreadPerTaskExecutor();
   private final PeriodicTask task;
-  // When the finished deliveries were last counted (0: never), and how long it took: the
-  // reconciler's thread only.
+  // When the finished deliveries were last counted, and how long it took: the reconciler's thread
+  // only.
   private long lastFinishedCountNanos;
   private long lastFinishedCountTook;
 
@@ -135,10 +135,9 @@ public final class Reconciler implements AutoCloseable {
     }
     metrics.deliveriesByState(deliveries.countOpenByState(), false);
     long start = System.nanoTime();
+    // The first round counts: nothing took any time yet.
     long spacing = FINISHED_COUNT_SPACING * lastFinishedCountTook;
-    if (lastFinishedCountNanos == 0
-        || spacing <= settings.interval().toNanos()
-        || start - lastFinishedCountNanos >= spacing) {
+    if (spacing <= settings.interval().toNanos() || start - lastFinishedCountNanos >= spacing) {
       metrics.deliveriesByState(deliveries.countFinishedByState(), true);
       lastFinishedCountNanos = start;
       lastFinishedCountTook = System.nanoTime() - start;

@@ -340,11 +340,10 @@ public final class InboxLoop<T, R> implements AutoCloseable {
   /** Commits the due offsets, if any; a failure other than a lost group membership is thrown. */
   private void commit(KafkaConsumer<byte[], byte[]> kafka) {
     lastCommitNanos = System.nanoTime();
-    if (dueOffsets.isEmpty()) {
+    Map<TopicPartition, OffsetAndMetadata> offsets = takeDue(List.copyOf(dueOffsets.keySet()));
+    if (offsets.isEmpty()) {
       return;
     }
-    Map<TopicPartition, OffsetAndMetadata> offsets = Map.copyOf(dueOffsets);
-    dueOffsets.clear();
     try {
       kafka.commitSync(offsets);
     } catch (CommitFailedException e) {
@@ -361,12 +360,8 @@ public final class InboxLoop<T, R> implements AutoCloseable {
     }
   }
 
-  /**
-   * The partitions are about to move to another member, which starts from their committed offsets:
-   * commit what this member applied of them. Runs on the loop thread, inside {@code poll}.
-   */
-  private void commitRevoked(
-      KafkaConsumer<byte[], byte[]> kafka, Collection<TopicPartition> partitions) {
+  /** Removes the due offsets of {@code partitions} and returns them, for one commit. */
+  private Map<TopicPartition, OffsetAndMetadata> takeDue(Collection<TopicPartition> partitions) {
     Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
     for (TopicPartition partition : partitions) {
       OffsetAndMetadata offset = dueOffsets.remove(partition);
@@ -374,6 +369,16 @@ public final class InboxLoop<T, R> implements AutoCloseable {
         offsets.put(partition, offset);
       }
     }
+    return offsets;
+  }
+
+  /**
+   * The partitions are about to move to another member, which starts from their committed offsets:
+   * commit what this member applied of them. Runs on the loop thread, inside {@code poll}.
+   */
+  private void commitRevoked(
+      KafkaConsumer<byte[], byte[]> kafka, Collection<TopicPartition> partitions) {
+    Map<TopicPartition, OffsetAndMetadata> offsets = takeDue(partitions);
     if (offsets.isEmpty()) {
       return;
     }
@@ -576,11 +581,10 @@ public final class InboxLoop<T, R> implements AutoCloseable {
    * not committed the next member re-reads, and the inbox skips.
    */
   private void commitBeforeClose(KafkaConsumer<byte[], byte[]> kafka) {
-    if (dueOffsets.isEmpty()) {
+    Map<TopicPartition, OffsetAndMetadata> offsets = takeDue(List.copyOf(dueOffsets.keySet()));
+    if (offsets.isEmpty()) {
       return;
     }
-    Map<TopicPartition, OffsetAndMetadata> offsets = Map.copyOf(dueOffsets);
-    dueOffsets.clear();
     // close() wakes the consumer up; a wake-up not yet consumed ends the first attempt at once.
     for (int attempt = 1; attempt <= 2; attempt++) {
       try {
