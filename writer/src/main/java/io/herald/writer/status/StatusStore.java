@@ -1,15 +1,21 @@
 package io.herald.writer.status;
 
+import io.herald.runtime.db.FreshPlans;
 import io.herald.runtime.db.Transactions;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
@@ -18,11 +24,16 @@ import javax.sql.DataSource;
 /**
  * Applies status events to {@code writer.publication_job}, deduplicated by {@code writer.inbox}.
  *
- * <p>One transaction per batch: the inbox rows {@code (id, handler)} of all its events are inserted
- * in one statement with {@code ON CONFLICT DO NOTHING}, which returns the ids that are new (an id
- * twice in one batch is new only the first time); only for a new one is the job updated, in order
- * and in one JDBC batch, and only if the event is newer than what the job shows (see {@code
- * V5__job_status_view.sql}). The inbox row and the job change commit or roll back together, so a
+ * <p>One transaction per batch, four statements whatever its size: the inbox rows {@code (id,
+ * handler)} of all its events in one {@code INSERT ... ON CONFLICT DO NOTHING RETURNING}, whose ids
+ * are the new ones (an id twice in one batch is new only the first time); the jobs those new events
+ * name, read and locked in one {@code SELECT ... FOR UPDATE} in id order (two batches sharing jobs
+ * wait for each other instead of deadlocking); then, here, the events applied one by one in batch
+ * order to what was read, each only if it is newer than what the job shows (see {@code
+ * V5__job_status_view.sql}); and last each changed job's final state in one {@code UPDATE ... FROM
+ * unnest(...)}. Because the rows are locked from the read to the commit, the outcome of every event
+ * is what applying them one statement each would have given, and a job two events of one batch
+ * change is written once. The inbox rows and the job changes commit or roll back together, so a
  * redelivered event is a no-op and a failed batch leaves nothing behind. Thread-safe; each call
  * uses its own connection.
  */
@@ -61,21 +72,29 @@ final class StatusStore {
       RETURNING message_id
       """;
 
-  /**
-   * Moves the job forward only: the stored (occurred_at, event id) must be older than the event's.
-   * A remote id, once known, is kept when a later event carries none.
-   */
-  static final String APPLY =
+  /** The jobs the batch's new events name, locked until the commit, in one order for all. */
+  static final String LOCK_JOBS =
       """
-      UPDATE writer.publication_job
-         SET status = ?, remote_id = COALESCE(?, remote_id), status_occurred_at = ?,
-             status_event_id = ?, updated_at = ?
-       WHERE id = ? AND tenant_id = ?
-         AND (status_occurred_at IS NULL OR (status_occurred_at, status_event_id) < (?, ?))
+      SELECT id, tenant_id, status_occurred_at, status_event_id
+        FROM writer.publication_job
+       WHERE id = ANY(?::uuid[])
+       ORDER BY id
+         FOR UPDATE
       """;
 
-  static final String EXISTS =
-      "SELECT 1 FROM writer.publication_job WHERE id = ? AND tenant_id = ?";
+  /**
+   * Each changed job's final state. A remote id, once known, is kept when no applied event carried
+   * one. Planned at every execution ({@link FreshPlans}): it joins the table through an array.
+   */
+  static final String WRITE_JOBS =
+      """
+      UPDATE writer.publication_job j
+         SET status = u.status, remote_id = COALESCE(u.remote_id, j.remote_id),
+             status_occurred_at = u.occurred_at, status_event_id = u.event_id, updated_at = ?
+        FROM unnest(?::uuid[], ?::text[], ?::text[], ?::timestamptz[], ?::uuid[])
+             AS u(id, status, remote_id, occurred_at, event_id)
+       WHERE j.id = u.id
+      """;
 
   private static final int STATEMENT_TIMEOUT_SECONDS = 30;
 
@@ -100,77 +119,174 @@ final class StatusStore {
     return Transactions.inTransaction(
         dataSource,
         connection -> {
-          try (PreparedStatement inbox = connection.prepareStatement(INSERT_INBOX);
-              PreparedStatement apply = connection.prepareStatement(APPLY);
-              PreparedStatement exists = connection.prepareStatement(EXISTS)) {
-            inbox.setQueryTimeout(STATEMENT_TIMEOUT_SECONDS);
-            apply.setQueryTimeout(STATEMENT_TIMEOUT_SECONDS);
-            exists.setQueryTimeout(STATEMENT_TIMEOUT_SECONDS);
-            OffsetDateTime now = OffsetDateTime.ofInstant(clock.instant(), ZoneOffset.UTC);
-            UUID[] ids = new UUID[events.size()];
-            for (int i = 0; i < ids.length; i++) {
-              ids[i] = events.get(i).messageId();
-            }
-            inbox.setString(1, HANDLER);
-            inbox.setObject(2, now);
-            inbox.setArray(3, connection.createArrayOf("uuid", ids));
-            Set<UUID> fresh = new HashSet<>();
-            try (ResultSet rows = inbox.executeQuery()) {
-              while (rows.next()) {
-                fresh.add(rows.getObject(1, UUID.class));
-              }
-            }
+          OffsetDateTime now = OffsetDateTime.ofInstant(clock.instant(), ZoneOffset.UTC);
+          Set<UUID> fresh = insertInbox(connection, events, now);
+          Outcome[] outcomes = new Outcome[events.size()];
+          List<StatusEvent> applicable = new ArrayList<>(fresh.size());
+          for (int i = 0; i < outcomes.length; i++) {
             // remove: the second of one id in a batch is a redelivery, as it was row by row.
-            List<StatusEvent> applied = new ArrayList<>(events.size());
-            Outcome[] outcomes = new Outcome[events.size()];
-            for (int i = 0; i < outcomes.length; i++) {
-              StatusEvent event = events.get(i);
-              if (fresh.remove(event.messageId())) {
-                addUpdate(event, now, apply);
-                applied.add(event);
-              } else {
-                outcomes[i] = Outcome.DUPLICATE;
-              }
+            if (fresh.remove(events.get(i).messageId())) {
+              applicable.add(events.get(i));
+            } else {
+              outcomes[i] = Outcome.DUPLICATE;
             }
-            // One JDBC batch: the updates run in order (two events of one job stay ordered) and
-            // travel in one round trip, where one statement per event cost one each.
-            int[] counts = applied.isEmpty() ? new int[0] : apply.executeBatch();
-            for (int i = 0, k = 0; i < outcomes.length; i++) {
-              if (outcomes[i] == null) {
-                outcomes[i] =
-                    counts[k] == 1 ? Outcome.APPLIED : staleOrUnknown(applied.get(k), exists);
-                k++;
-              }
-            }
-            return List.of(outcomes);
           }
+          Map<UUID, ShownStatus> shown = lockJobs(connection, applicable);
+          Map<UUID, ShownStatus> changed = new LinkedHashMap<>();
+          for (int i = 0, k = 0; i < outcomes.length; i++) {
+            if (outcomes[i] == null) {
+              StatusEvent event = applicable.get(k++);
+              ShownStatus job = shown.get(event.jobId());
+              if (job == null || !job.tenant().equals(event.tenant())) {
+                outcomes[i] = Outcome.UNKNOWN_JOB;
+              } else if (job.isOlderThan(event)) {
+                ShownStatus next = job.after(event);
+                shown.put(event.jobId(), next);
+                changed.put(event.jobId(), next);
+                outcomes[i] = Outcome.APPLIED;
+              } else {
+                outcomes[i] = Outcome.STALE;
+              }
+            }
+          }
+          writeJobs(connection, changed, now);
+          return List.of(outcomes);
         });
   }
 
-  /** The job update of an event whose inbox row is new, added to the batch. */
-  private static void addUpdate(StatusEvent event, OffsetDateTime now, PreparedStatement apply)
-      throws SQLException {
-    OffsetDateTime occurredAt = OffsetDateTime.ofInstant(event.occurredAt(), ZoneOffset.UTC);
-    apply.setString(1, event.state());
-    // A conflict event names the refused job but carries the existing delivery's remote id.
-    apply.setString(2, StatusDecoder.CONFLICT.equals(event.state()) ? null : event.remoteId());
-    apply.setObject(3, occurredAt);
-    apply.setObject(4, event.messageId());
-    apply.setObject(5, now);
-    apply.setObject(6, event.jobId());
-    apply.setString(7, event.tenant());
-    apply.setObject(8, occurredAt);
-    apply.setObject(9, event.messageId());
-    apply.addBatch();
+  /** The batch's inbox rows; answers the ids that were not there yet. */
+  private static Set<UUID> insertInbox(
+      Connection connection, List<StatusEvent> events, OffsetDateTime now) throws SQLException {
+    UUID[] ids = new UUID[events.size()];
+    for (int i = 0; i < ids.length; i++) {
+      ids[i] = events.get(i).messageId();
+    }
+    try (PreparedStatement inbox = connection.prepareStatement(INSERT_INBOX)) {
+      inbox.setQueryTimeout(STATEMENT_TIMEOUT_SECONDS);
+      inbox.setString(1, HANDLER);
+      inbox.setObject(2, now);
+      inbox.setArray(3, connection.createArrayOf("uuid", ids));
+      Set<UUID> fresh = new HashSet<>();
+      try (ResultSet rows = inbox.executeQuery()) {
+        while (rows.next()) {
+          fresh.add(rows.getObject(1, UUID.class));
+        }
+      }
+      return fresh;
+    }
   }
 
-  /** Why an event's update changed no row: the job shows a newer event, or is not here. */
-  private static Outcome staleOrUnknown(StatusEvent event, PreparedStatement exists)
+  /** What the jobs {@code events} name show now, by job id, locked until the commit. */
+  private static Map<UUID, ShownStatus> lockJobs(Connection connection, List<StatusEvent> events)
       throws SQLException {
-    exists.setObject(1, event.jobId());
-    exists.setString(2, event.tenant());
-    try (ResultSet rows = exists.executeQuery()) {
-      return rows.next() ? Outcome.STALE : Outcome.UNKNOWN_JOB;
+    Map<UUID, ShownStatus> shown = new HashMap<>();
+    if (events.isEmpty()) {
+      return shown;
+    }
+    Object[] jobIds = events.stream().map(StatusEvent::jobId).distinct().toArray();
+    try (PreparedStatement lock = connection.prepareStatement(LOCK_JOBS)) {
+      lock.setQueryTimeout(STATEMENT_TIMEOUT_SECONDS);
+      lock.setArray(1, connection.createArrayOf("uuid", jobIds));
+      try (ResultSet rows = lock.executeQuery()) {
+        while (rows.next()) {
+          OffsetDateTime occurredAt = rows.getObject(3, OffsetDateTime.class);
+          shown.put(
+              rows.getObject(1, UUID.class),
+              new ShownStatus(
+                  rows.getString(2),
+                  occurredAt == null ? null : occurredAt.toInstant(),
+                  rows.getObject(4, UUID.class),
+                  null,
+                  null));
+        }
+      }
+    }
+    return shown;
+  }
+
+  /** Each changed job's final state, in one statement. */
+  private static void writeJobs(
+      Connection connection, Map<UUID, ShownStatus> changed, OffsetDateTime now)
+      throws SQLException {
+    if (changed.isEmpty()) {
+      return;
+    }
+    int size = changed.size();
+    UUID[] ids = new UUID[size];
+    String[] states = new String[size];
+    String[] remoteIds = new String[size];
+    OffsetDateTime[] occurredAts = new OffsetDateTime[size];
+    UUID[] eventIds = new UUID[size];
+    int i = 0;
+    for (Map.Entry<UUID, ShownStatus> entry : changed.entrySet()) {
+      ShownStatus job = entry.getValue();
+      ids[i] = entry.getKey();
+      states[i] = job.state();
+      remoteIds[i] = job.remoteId();
+      occurredAts[i] = OffsetDateTime.ofInstant(job.occurredAt(), ZoneOffset.UTC);
+      eventIds[i] = job.eventId();
+      i++;
+    }
+    try (PreparedStatement write = FreshPlans.prepare(connection, WRITE_JOBS)) {
+      write.setQueryTimeout(STATEMENT_TIMEOUT_SECONDS);
+      write.setObject(1, now);
+      write.setArray(2, connection.createArrayOf("uuid", ids));
+      write.setArray(3, connection.createArrayOf("text", states));
+      write.setArray(4, connection.createArrayOf("text", remoteIds));
+      write.setArray(5, connection.createArrayOf("timestamptz", occurredAts));
+      write.setArray(6, connection.createArrayOf("uuid", eventIds));
+      int updated = write.executeUpdate();
+      if (updated != size) {
+        throw new IllegalStateException(
+            "updated " + updated + " of " + size + " locked publication jobs; were jobs deleted?");
+      }
+    }
+  }
+
+  /**
+   * What a job shows, as far as applying events goes.
+   *
+   * @param occurredAt {@code status_occurred_at}; {@code null} until the first event
+   * @param eventId {@code status_event_id}; {@code null} until the first event
+   * @param state the state the batch's events set; {@code null} for a job as read
+   * @param remoteId the last remote id the batch's applied events carried; {@code null} keeps the
+   *     stored one
+   */
+  private record ShownStatus(
+      String tenant, Instant occurredAt, UUID eventId, String state, String remoteId) {
+
+    /**
+     * Whether {@code event} is newer, as PostgreSQL orders the pair {@code (timestamptz, uuid)}:
+     * uuids by their bytes, unsigned, which {@link UUID#compareTo} is not.
+     */
+    boolean isOlderThan(StatusEvent event) {
+      if (occurredAt == null) {
+        return true;
+      }
+      int byTime = occurredAt.compareTo(event.occurredAt());
+      if (byTime != 0) {
+        return byTime < 0;
+      }
+      int byHigh =
+          Long.compareUnsigned(
+              eventId.getMostSignificantBits(), event.messageId().getMostSignificantBits());
+      return byHigh != 0
+          ? byHigh < 0
+          : Long.compareUnsigned(
+                  eventId.getLeastSignificantBits(), event.messageId().getLeastSignificantBits())
+              < 0;
+    }
+
+    /** The job once {@code event} is applied. */
+    ShownStatus after(StatusEvent event) {
+      // A conflict event names the refused job but carries the existing delivery's remote id.
+      String carried = StatusDecoder.CONFLICT.equals(event.state()) ? null : event.remoteId();
+      return new ShownStatus(
+          tenant,
+          event.occurredAt(),
+          event.messageId(),
+          event.state(),
+          carried != null ? carried : remoteId);
     }
   }
 }
