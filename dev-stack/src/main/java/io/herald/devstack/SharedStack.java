@@ -20,9 +20,14 @@ final class SharedStack {
 
   /**
    * {@code true} preloads {@code pg_stat_statements} into the embedded PostgreSQL, for a benchmark
-   * that profiles what the server spends its time on; off by default (it costs every statement).
+   * that profiles what the server spends its time on, and {@code auto_explain}, which writes the
+   * plan of every statement that ran {@link #SLOW_STATEMENT} or longer to the server's log
+   * (postgres.log in the stack directory); off by default (it costs every statement).
    */
   static final String STATEMENTS_PROPERTY = "herald.stack.pg-stat-statements";
+
+  /** What {@code auto_explain} counts as slow: a plan worth reading, rare enough to log. */
+  static final String SLOW_STATEMENT = "50ms";
 
   private static final Logger LOG = LoggerFactory.getLogger(SharedStack.class);
   private static final AtomicInteger TEST_CLASSES = new AtomicInteger();
@@ -92,7 +97,13 @@ final class SharedStack {
   /** The embedded server's settings beyond the stack's own: {@link #STATEMENTS_PROPERTY}. */
   static Map<String, String> postgresSettings() {
     return Boolean.getBoolean(STATEMENTS_PROPERTY)
-        ? Map.of("shared_preload_libraries", "pg_stat_statements", "pg_stat_statements.max", "1000")
+        ? Map.of(
+            "shared_preload_libraries",
+            "pg_stat_statements,auto_explain",
+            "pg_stat_statements.max",
+            "1000",
+            "auto_explain.log_min_duration",
+            SLOW_STATEMENT)
         : Map.of();
   }
 
