@@ -127,7 +127,9 @@ public final class Deliveries implements DeliveryQueue {
    * statement: one array per column, one element per result, each guarded by its own token and
    * state, so a fenced one matches no row and the others are recorded. {@code claim_token} comes
    * back to tell two claims of one delivery apart (an old holder's late result beside the current
-   * holder's).
+   * holder's). {@code released_later}: the delivery became final while a later one of its article
+   * and destination is open (one probe of {@code ix_delivery_open_per_article}); the row's own old
+   * version, still open in the statement's snapshot, is not later than itself.
    */
   private static final String COMPLETE_ALL =
       """
@@ -146,7 +148,15 @@ public final class Deliveries implements DeliveryQueue {
                     ?::bigint[], ?::boolean[])
              AS c(id, token, expected, state, remote_id, last_error, retry_ms, restarts_window)
        WHERE d.id = c.id AND d.claim_token = c.token AND d.state = c.expected
-      RETURNING d.claim_token,\s"""
+      RETURNING d.claim_token,
+                c.state IN ('PUBLISHED', 'FAILED', 'ABANDONED') AND EXISTS (
+                  SELECT 1 FROM consumer.delivery e
+                   WHERE e.tenant_id = d.tenant_id
+                     AND e.article_id = d.article_id
+                     AND e.destination = d.destination
+                     AND e.seq > d.seq
+                     AND e.state NOT IN ('PUBLISHED', 'FAILED', 'ABANDONED')) AS released_later,
+               \s"""
           + SNAPSHOT_COLUMNS;
 
   /**
@@ -491,7 +501,9 @@ public final class Deliveries implements DeliveryQueue {
   @Override
   public Optional<DeliverySnapshot> complete(
       ClaimedDelivery claim, Transition transition, Attempt attempt) throws SQLException {
-    return completeAll(List.of(new Completion(claim, transition, attempt))).getFirst();
+    return completeAll(List.of(new Completion(claim, transition, attempt)))
+        .getFirst()
+        .map(Recorded::delivery);
   }
 
   /**
@@ -501,23 +513,23 @@ public final class Deliveries implements DeliveryQueue {
    * is empty in the answer (its attempt row kept) and does not hold the others back.
    */
   @Override
-  public List<Optional<DeliverySnapshot>> completeAll(List<Completion> completions)
-      throws SQLException {
+  public List<Optional<Recorded>> completeAll(List<Completion> completions) throws SQLException {
     if (completions.isEmpty()) {
       return List.of();
     }
     return Transactions.inTransaction(
         dataSource,
         connection -> {
-          Map<ClaimKey, DeliverySnapshot> after = completeGroup(connection, completions);
-          List<Optional<DeliverySnapshot>> results = new ArrayList<>(completions.size());
+          Map<ClaimKey, Recorded> after = completeGroup(connection, completions);
+          List<Optional<Recorded>> results = new ArrayList<>(completions.size());
           List<StatusEvents.Announcement> announced = new ArrayList<>();
           for (Completion completion : completions) {
-            DeliverySnapshot recorded = after.get(ClaimKey.of(completion.claim()));
+            Recorded recorded = after.get(ClaimKey.of(completion.claim()));
             results.add(Optional.ofNullable(recorded));
             if (recorded != null && completion.transition().announced()) {
               announced.add(
-                  new StatusEvents.Announcement(recorded, completion.transition().reason()));
+                  new StatusEvents.Announcement(
+                      recorded.delivery(), completion.transition().reason()));
             }
           }
           recordAttempts(connection, completions, results);
@@ -533,7 +545,7 @@ public final class Deliveries implements DeliveryQueue {
     }
   }
 
-  private static Map<ClaimKey, DeliverySnapshot> completeGroup(
+  private static Map<ClaimKey, Recorded> completeGroup(
       Connection connection, List<Completion> completions) throws SQLException {
     int n = completions.size();
     UUID[] id = new UUID[n];
@@ -556,7 +568,7 @@ public final class Deliveries implements DeliveryQueue {
       retryMs[i] = transition.retryIn().toMillis();
       restartsWindow[i] = transition.restartsWindow();
     }
-    Map<ClaimKey, DeliverySnapshot> after = new HashMap<>();
+    Map<ClaimKey, Recorded> after = new HashMap<>();
     try (PreparedStatement update = FreshPlans.prepare(connection, COMPLETE_ALL)) {
       update.setArray(1, connection.createArrayOf("uuid", id));
       update.setArray(2, connection.createArrayOf("bigint", token));
@@ -569,7 +581,9 @@ public final class Deliveries implements DeliveryQueue {
       try (ResultSet rows = update.executeQuery()) {
         while (rows.next()) {
           DeliverySnapshot snapshot = snapshot(rows);
-          after.put(new ClaimKey(snapshot.deliveryId(), rows.getLong("claim_token")), snapshot);
+          after.put(
+              new ClaimKey(snapshot.deliveryId(), rows.getLong("claim_token")),
+              new Recorded(snapshot, rows.getBoolean("released_later")));
         }
       }
     }
@@ -577,7 +591,7 @@ public final class Deliveries implements DeliveryQueue {
   }
 
   private static void recordAttempts(
-      Connection connection, List<Completion> completions, List<Optional<DeliverySnapshot>> after)
+      Connection connection, List<Completion> completions, List<Optional<Recorded>> after)
       throws SQLException {
     int n = completions.size();
     UUID[] deliveryId = new UUID[n];
@@ -603,7 +617,7 @@ public final class Deliveries implements DeliveryQueue {
       tookMicros[i] = attempt.took().toNanos() / 1_000;
       httpStatus[i] = attempt.httpStatus();
       outcome[i] = attempt.outcome();
-      recordedState[i] = after.get(i).map(d -> d.state().name()).orElse(null);
+      recordedState[i] = after.get(i).map(r -> r.delivery().state().name()).orElse(null);
       remoteId[i] = completions.get(i).transition().remoteId();
       error[i] = attempt.error();
       requestHash[i] = attempt.requestHash();

@@ -37,15 +37,17 @@ public interface DeliveryQueue {
   /**
    * Records several claim holders' results, each as {@link #complete} would and each fenced by its
    * own claim (a fenced one does not hold the others back), in as few transactions as the
-   * implementation can ({@link Deliveries}: one). This default records them one by one.
+   * implementation can ({@link Deliveries}: one). This default records them one by one; it cannot
+   * tell whether a result released a later delivery, and says each may have.
    *
-   * @return per completion, in their order: as {@link #complete}
+   * @return per completion, in their order: the delivery after it, or empty as {@link #complete}
    */
-  default List<Optional<DeliverySnapshot>> completeAll(List<Completion> completions)
-      throws SQLException {
-    List<Optional<DeliverySnapshot>> results = new ArrayList<>(completions.size());
+  default List<Optional<Recorded>> completeAll(List<Completion> completions) throws SQLException {
+    List<Optional<Recorded>> results = new ArrayList<>(completions.size());
     for (Completion completion : completions) {
-      results.add(complete(completion.claim(), completion.transition(), completion.attempt()));
+      results.add(
+          complete(completion.claim(), completion.transition(), completion.attempt())
+              .map(delivery -> new Recorded(delivery, true)));
     }
     return results;
   }

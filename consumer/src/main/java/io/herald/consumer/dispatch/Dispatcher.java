@@ -6,7 +6,7 @@ import io.herald.consumer.delivery.Attempt;
 import io.herald.consumer.delivery.ClaimedDelivery;
 import io.herald.consumer.delivery.Completion;
 import io.herald.consumer.delivery.DeliveryQueue;
-import io.herald.consumer.delivery.DeliverySnapshot;
+import io.herald.consumer.delivery.Recorded;
 import io.herald.consumer.delivery.Transition;
 import io.herald.consumer.destination.Destination;
 import io.herald.consumer.destination.DestinationConfig;
@@ -87,10 +87,11 @@ public final class Dispatcher implements AutoCloseable {
 
   /**
    * One destination's claims. {@code due} says work may be waiting: set by a wake (new deliveries,
-   * or a call of this lane ended and freed a permit) and left set by a claim that took all it asked
-   * for; a claim that came back short clears it, and then the lane is claimed again only when woken
-   * or a poll interval after that claim. So a call ending in one lane does not make every other
-   * lane send a claim that finds nothing (at four calls in flight that was four of every five claim
+   * or a result of this lane that released a later delivery it held back) and left set by a claim
+   * that took all it asked for; a claim that came back short clears it, and then the lane is
+   * claimed again only when woken or a poll interval after that claim. A call's end alone only
+   * makes the loop look again. So a call ending in one lane does not make every other lane send a
+   * claim that finds nothing (at four calls in flight that was four of every five claim
    * statements).
    */
   private record Lane(
@@ -255,7 +256,7 @@ public final class Dispatcher implements AutoCloseable {
     signal();
   }
 
-  /** A permit of {@code lane} came free: only that lane may claim more. */
+  /** Work may be due for {@code lane} alone. */
   private void wake(Lane lane) {
     lane.due().set(true);
     signal();
@@ -394,8 +395,9 @@ public final class Dispatcher implements AutoCloseable {
   private void dispatchAndRelease(Lane lane, ClaimedDelivery claim, long claimedNanos) {
     LeaseKeeper.Held held = leases.hold(claim, claimedNanos, Thread.currentThread());
     Span processing = tracing.processing(claim, lane.name());
+    boolean releasedLater = false;
     try (Scope ignored = processing.makeCurrent()) {
-      dispatch(lane, claim, held);
+      releasedLater = dispatch(lane, claim, held);
     } catch (RuntimeException e) {
       processing.recordException(e);
       processing.setStatus(StatusCode.ERROR, "dispatch failed unexpectedly");
@@ -409,11 +411,23 @@ public final class Dispatcher implements AutoCloseable {
       leases.release(held);
       lane.permits().release();
       globalPermits.release();
-      wake(lane);
+      // The freed permit is for work the lane knows of: what its last claim left (due stays set
+      // after a full claim) or a delivery this one held back. After a short claim and nothing
+      // released, a claim now would find nothing: at 0 ms calls that was three claims in four.
+      if (releasedLater) {
+        wake(lane);
+      } else {
+        signal();
+      }
     }
   }
 
-  private void dispatch(Lane lane, ClaimedDelivery claim, LeaseKeeper.Held held) {
+  /**
+   * Sends {@code claim} (unless the policy withholds it) and records the result.
+   *
+   * @return whether the result released a later delivery of its article and destination
+   */
+  private boolean dispatch(Lane lane, ClaimedDelivery claim, LeaseKeeper.Held held) {
     boolean turn;
     try {
       lane.client().awaitTurn();
@@ -429,9 +443,9 @@ public final class Dispatcher implements AutoCloseable {
     if (turn && policy.decide(claim.state(), claimed(lane, claim)) instanceof Decision.Move no) {
       held.endCall();
       lane.breaker().released();
-      record(lane, claim, no.transition(), WITHHELD, Duration.ZERO, null);
+      boolean releasedLater = record(lane, claim, no.transition(), WITHHELD, Duration.ZERO, null);
       DeliveryTracing.ended(Span.current(), "withheld", null, false);
-      return;
+      return releasedLater;
     }
     // Of the body about to be sent; null when nothing will be (interrupted in the rate limit).
     String requestHash = turn ? lane.client().requestHash(claim) : null;
@@ -462,7 +476,7 @@ public final class Dispatcher implements AutoCloseable {
                 new Input.Dispatched(
                     outcome, claim.attempts(), claim.wasEverUncertain(), lane.breaker().heldFor()))
             .transition();
-    record(lane, claim, transition, outcome, took, requestHash);
+    boolean releasedLater = record(lane, claim, transition, outcome, took, requestHash);
     // The processing span (current on this worker): the attempt's outcome and the state it led to.
     Span.current().setAttribute(STATE, transition.to().name());
     DeliveryTracing.ended(
@@ -470,6 +484,7 @@ public final class Dispatcher implements AutoCloseable {
         outcome.label(),
         outcome.httpStatus(),
         outcome instanceof Outcome.Published);
+    return releasedLater;
   }
 
   /** What the policy needs to decide whether a claimed delivery may be sent. */
@@ -478,14 +493,20 @@ public final class Dispatcher implements AutoCloseable {
         lane.capabilities(), claim.wasEverUncertain(), claim.sinceFirstAttempt());
   }
 
-  private void record(
+  /**
+   * Records the result (in a group with others), logs and counts it.
+   *
+   * @return whether it released a later delivery of its article and destination; false when it was
+   *     not recorded (fenced, or the recording failed: nothing changed)
+   */
+  private boolean record(
       Lane lane,
       ClaimedDelivery claim,
       Transition transition,
       Outcome outcome,
       Duration took,
       String requestHash) {
-    Optional<DeliverySnapshot> recorded;
+    Optional<Recorded> recorded;
     try {
       // In a group with the results of other calls that ended meanwhile (one transaction).
       recorded =
@@ -511,7 +532,7 @@ public final class Dispatcher implements AutoCloseable {
           outcome,
           e);
       metrics.loopFailure("dispatch-record");
-      return;
+      return false;
     }
     if (recorded.isEmpty()) {
       metrics.fenced(lane.name());
@@ -519,10 +540,11 @@ public final class Dispatcher implements AutoCloseable {
           "Discarded the late result {} of {}: its claim was taken over (fencing token moved on)",
           outcome,
           claim);
-      return;
+      return false;
     }
     metrics.transition(transition.to());
     logTransition(claim, transition, outcome);
+    return recorded.get().releasedLater();
   }
 
   private static void logTransition(ClaimedDelivery claim, Transition transition, Outcome outcome) {

@@ -2,7 +2,7 @@ package io.herald.consumer.dispatch;
 
 import io.herald.consumer.delivery.Completion;
 import io.herald.consumer.delivery.DeliveryQueue;
-import io.herald.consumer.delivery.DeliverySnapshot;
+import io.herald.consumer.delivery.Recorded;
 import io.herald.runtime.db.GroupCommit;
 import io.herald.runtime.db.SqlFailure;
 import java.sql.SQLException;
@@ -27,7 +27,7 @@ import java.util.Optional;
  */
 final class Recorder {
 
-  private final GroupCommit<Completion, Optional<DeliverySnapshot>, SQLException> groups;
+  private final GroupCommit<Completion, Optional<Recorded>, SQLException> groups;
 
   /**
    * @param batchSize the most results one transaction records ({@code
@@ -50,11 +50,11 @@ final class Recorder {
   /**
    * Records {@code completion}, in a group with whatever else is queued.
    *
-   * @return as {@link DeliveryQueue#complete}: the delivery after the transition, or empty when its
-   *     claim was fenced off
+   * @return as {@link DeliveryQueue#completeAll}: the delivery after the transition, or empty when
+   *     its claim was fenced off
    * @throws SQLException when its transaction failed (nothing of it was recorded)
    */
-  Optional<DeliverySnapshot> record(Completion completion) throws SQLException {
+  Optional<Recorded> record(Completion completion) throws SQLException {
     return groups.submit(completion);
   }
 

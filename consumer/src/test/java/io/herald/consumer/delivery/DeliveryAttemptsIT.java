@@ -1,6 +1,7 @@
 package io.herald.consumer.delivery;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -29,6 +30,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeEach;
@@ -152,7 +154,7 @@ class DeliveryAttemptsIT {
     ClaimedDelivery third = claimDue("g-uncertain");
     update("UPDATE consumer.delivery SET claim_token = claim_token + 1 WHERE id = ?", fenced);
 
-    List<java.util.Optional<DeliverySnapshot>> recorded =
+    List<Optional<Recorded>> recorded =
         deliveries.completeAll(
             List.of(
                 new Completion(
@@ -187,10 +189,10 @@ class DeliveryAttemptsIT {
                         null,
                         "broken connection after sending"))));
 
-    assertEquals(DeliveryState.PUBLISHED, recorded.get(0).orElseThrow().state());
-    assertEquals("remote-g1", recorded.get(0).orElseThrow().remoteId());
+    assertEquals(DeliveryState.PUBLISHED, recorded.get(0).orElseThrow().delivery().state());
+    assertEquals("remote-g1", recorded.get(0).orElseThrow().delivery().remoteId());
     assertTrue(recorded.get(1).isEmpty(), "the fenced result is discarded");
-    assertEquals(DeliveryState.UNCERTAIN, recorded.get(2).orElseThrow().state());
+    assertEquals(DeliveryState.UNCERTAIN, recorded.get(2).orElseThrow().delivery().state());
     assertEquals(
         List.of("1|1|PUBLISH|owner-1|4|201|published|PUBLISHED|remote-g1|null"),
         attempts(published));
@@ -214,6 +216,36 @@ class DeliveryAttemptsIT {
     assertEquals(List.of("PublicationPublished|PUBLISHED|remote-g1"), events(published));
     assertEquals(List.of(), events(fenced));
     assertEquals(List.of("PublicationUncertain|UNCERTAIN|null"), events(uncertain));
+  }
+
+  @Test
+  void shouldSayWhenAFinalResultReleasesALaterRevisionItHeldBack() throws Exception {
+    create("r-first", "r-1");
+    create("r-first", "r-2"); // held back behind r-1 (guarantee 5)
+    create("r-alone", "r-1");
+    ClaimedDelivery first = claimDue("r-first");
+    ClaimedDelivery alone = claimDue("r-alone");
+    assertTrue(deliveries.claimDue("r-first", "owner-1", 10, LEASE).isEmpty(), "r-2 is held back");
+
+    List<Optional<Recorded>> retrying =
+        deliveries.completeAll(
+            List.of(new Completion(first, Transition.retryWait("503", Duration.ZERO), attempt())));
+    assertFalse(retrying.getFirst().orElseThrow().releasedLater(), "RETRY_WAIT is not final");
+
+    ClaimedDelivery again = claimDue("r-first");
+    List<Optional<Recorded>> recorded =
+        deliveries.completeAll(
+            List.of(
+                new Completion(again, Transition.published("remote-1", null), attempt()),
+                new Completion(alone, Transition.published("remote-2", null), attempt())));
+
+    assertTrue(recorded.get(0).orElseThrow().releasedLater(), "r-2 was waiting for r-1");
+    assertFalse(recorded.get(1).orElseThrow().releasedLater(), "nothing waited for r-alone");
+    assertEquals("r-2", claimDue("r-first").key().revisionId());
+  }
+
+  private static Attempt attempt() {
+    return new Attempt(Attempt.Kind.PUBLISH, "owner-1", Duration.ofMillis(1), "done", 200, null);
   }
 
   /** state|remote id|last error|claim owner of a delivery. */
@@ -302,8 +334,12 @@ class DeliveryAttemptsIT {
   }
 
   private UUID create(String articleId) throws SQLException {
+    return create(articleId, "r-1");
+  }
+
+  private UUID create(String articleId, String revisionId) throws SQLException {
     // Each test its own destination (named after the article): claims never cross tests.
-    PublicationKey key = new PublicationKey("t1", articleId, "r-1", articleId);
+    PublicationKey key = new PublicationKey("t1", articleId, revisionId, articleId);
     PublicationRequested request =
         PublicationRequested.of(
             UUID.randomUUID(),

@@ -70,6 +70,9 @@ public final class FakeDeliveryQueue implements DeliveryQueue {
   /** Claims whose result the database refuses (a constraint): a group holding one fails whole. */
   public final Set<UUID> refused = Collections.synchronizedSet(new HashSet<>());
 
+  /** Claims whose result releases a later delivery held back behind it (guarantee 5). */
+  public final Set<UUID> releasingLater = Collections.synchronizedSet(new HashSet<>());
+
   /** Whether {@link #completeAll} fails as an unreachable database does. */
   public volatile boolean recordingUnavailable;
 
@@ -117,8 +120,7 @@ public final class FakeDeliveryQueue implements DeliveryQueue {
 
   /** As one transaction would: all or nothing. */
   @Override
-  public List<Optional<DeliverySnapshot>> completeAll(List<Completion> completions)
-      throws SQLException {
+  public List<Optional<Recorded>> completeAll(List<Completion> completions) throws SQLException {
     groups.add(completions.size());
     CountDownLatch gate = recordingGate;
     if (gate != null) {
@@ -139,9 +141,12 @@ public final class FakeDeliveryQueue implements DeliveryQueue {
         throw new SQLException("violates check constraint (fake)", "23514");
       }
     }
-    List<Optional<DeliverySnapshot>> results = new ArrayList<>();
+    List<Optional<Recorded>> results = new ArrayList<>();
     for (Completion completion : completions) {
-      results.add(complete(completion.claim(), completion.transition(), completion.attempt()));
+      boolean releasing = releasingLater.contains(completion.claim().id());
+      results.add(
+          complete(completion.claim(), completion.transition(), completion.attempt())
+              .map(delivery -> new Recorded(delivery, releasing)));
     }
     return results;
   }

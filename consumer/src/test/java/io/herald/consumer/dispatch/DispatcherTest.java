@@ -252,6 +252,48 @@ class DispatcherTest {
   }
 
   @Test
+  void shouldClaimAgainAfterAShortClaimOnlyWhenAResultReleasesADeliveryItHeldBack() {
+    int concurrency = 8;
+    CountDownLatch release = new CountDownLatch(1);
+    ClaimedDelivery first = claim("busy", DeliveryState.DISPATCHING, 1, false);
+    FakeDestination busy =
+        new FakeDestination("busy", concurrency, Duration.ZERO)
+            .publishingWith(
+                claim -> {
+                  if (claim.id().equals(first.id())) {
+                    try {
+                      release.await();
+                    } catch (InterruptedException e) {
+                      Thread.currentThread().interrupt();
+                    }
+                  }
+                  return new Outcome.Published("art-" + claim.id());
+                });
+    queue.due.add(first);
+    queue.releasingLater.add(first.id());
+    // Three deliveries for eight permits: the first claim comes back short.
+    dispatchBacklog(2, Map.of("busy", busy), settings(Duration.ofMinutes(1), concurrency));
+    await().atMost(Duration.ofSeconds(10)).until(() -> queue.completed.size() == 2);
+
+    // Their ends freed permits, but the short claim said nothing else was due: no claim since.
+    await()
+        .during(Duration.ofMillis(300))
+        .atMost(Duration.ofSeconds(2))
+        .until(() -> claims("busy") == 1);
+
+    // The next revision of the first one's article, held back while it is in flight: the wake of
+    // the intake that stored it found nothing to claim. Only the first one's result frees it.
+    ClaimedDelivery later = claim("busy", DeliveryState.DISPATCHING, 1, false);
+    synchronized (queue) {
+      queue.due.add(later);
+    }
+    release.countDown();
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> busy.published.contains(later));
+    assertEquals(2, claims("busy"));
+  }
+
+  @Test
   void shouldClaimAsSoonAsAPermitIsFreeForALaneOfFourOrFewer() {
     assertEquals(1, Dispatcher.claimBatch(1));
     assertEquals(1, Dispatcher.claimBatch(4));

@@ -10,9 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.herald.consumer.delivery.Attempt;
 import io.herald.consumer.delivery.ClaimedDelivery;
 import io.herald.consumer.delivery.Completion;
-import io.herald.consumer.delivery.DeliverySnapshot;
 import io.herald.consumer.delivery.DeliveryState;
 import io.herald.consumer.delivery.FakeDeliveryQueue;
+import io.herald.consumer.delivery.Recorded;
 import io.herald.consumer.delivery.Transition;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -45,9 +45,9 @@ class RecorderTest {
     Recorder recorder = new Recorder(queue, 64);
     ClaimedDelivery claim = claim("dest", DeliveryState.DISPATCHING, 1, false);
 
-    Optional<DeliverySnapshot> recorded = recorder.record(published(claim));
+    Optional<Recorded> recorded = recorder.record(published(claim));
 
-    assertEquals(DeliveryState.PUBLISHED, recorded.orElseThrow().state());
+    assertEquals(DeliveryState.PUBLISHED, recorded.orElseThrow().delivery().state());
     assertEquals(List.of(1), queue.groups);
   }
 
@@ -55,10 +55,12 @@ class RecorderTest {
   void shouldRecordTheResultsThatEndWhileAnotherIsBeingRecordedInOneTransaction() throws Exception {
     Recorder recorder = new Recorder(queue, 64);
 
-    List<Future<Optional<DeliverySnapshot>>> results = whileTheFirstIsRecorded(recorder, 4);
+    List<Future<Optional<Recorded>>> results = whileTheFirstIsRecorded(recorder, 4);
 
-    for (Future<Optional<DeliverySnapshot>> result : results) {
-      assertEquals(DeliveryState.PUBLISHED, result.get(10, TimeUnit.SECONDS).orElseThrow().state());
+    for (Future<Optional<Recorded>> result : results) {
+      assertEquals(
+          DeliveryState.PUBLISHED,
+          result.get(10, TimeUnit.SECONDS).orElseThrow().delivery().state());
     }
     assertEquals(List.of(1, 4), queue.groups);
     assertEquals(5, queue.completed.size());
@@ -68,9 +70,9 @@ class RecorderTest {
   void shouldRecordNoMoreThanTheBatchSizeInOneTransaction() throws Exception {
     Recorder recorder = new Recorder(queue, 2);
 
-    List<Future<Optional<DeliverySnapshot>>> results = whileTheFirstIsRecorded(recorder, 5);
+    List<Future<Optional<Recorded>>> results = whileTheFirstIsRecorded(recorder, 5);
 
-    for (Future<Optional<DeliverySnapshot>> result : results) {
+    for (Future<Optional<Recorded>> result : results) {
       result.get(10, TimeUnit.SECONDS);
     }
     assertEquals(List.of(1, 2, 2, 1), queue.groups);
@@ -81,7 +83,7 @@ class RecorderTest {
     Recorder recorder = new Recorder(queue, 64);
     List<ClaimedDelivery> claims = new ArrayList<>();
 
-    List<Future<Optional<DeliverySnapshot>>> results =
+    List<Future<Optional<Recorded>>> results =
         whileTheFirstIsRecorded(recorder, 3, claims, () -> queue.refused.add(claims.get(2).id()));
 
     assertTrue(results.get(1).get(10, TimeUnit.SECONDS).isPresent());
@@ -98,11 +100,11 @@ class RecorderTest {
   void shouldFailTheWholeGroupAtOnceWhenTheDatabaseIsUnavailable() throws Exception {
     Recorder recorder = new Recorder(queue, 64);
 
-    List<Future<Optional<DeliverySnapshot>>> results =
+    List<Future<Optional<Recorded>>> results =
         whileTheFirstIsRecorded(
             recorder, 3, new ArrayList<>(), () -> queue.recordingUnavailable = true);
 
-    for (Future<Optional<DeliverySnapshot>> result : results) {
+    for (Future<Optional<Recorded>> result : results) {
       ExecutionException failed =
           assertThrows(ExecutionException.class, () -> result.get(10, TimeUnit.SECONDS));
       assertEquals("08006", assertInstanceOf(SQLException.class, failed.getCause()).getSQLState());
@@ -112,8 +114,8 @@ class RecorderTest {
     assertEquals(0, queue.completed.size());
   }
 
-  private List<Future<Optional<DeliverySnapshot>>> whileTheFirstIsRecorded(
-      Recorder recorder, int others) throws Exception {
+  private List<Future<Optional<Recorded>>> whileTheFirstIsRecorded(Recorder recorder, int others)
+      throws Exception {
     return whileTheFirstIsRecorded(recorder, others, new ArrayList<>(), () -> {});
   }
 
@@ -122,12 +124,12 @@ class RecorderTest {
    * queued behind it and {@code meanwhile} has run; then lets it finish. The first result's future
    * comes first, {@code claims} gets every claim in order.
    */
-  private List<Future<Optional<DeliverySnapshot>>> whileTheFirstIsRecorded(
+  private List<Future<Optional<Recorded>>> whileTheFirstIsRecorded(
       Recorder recorder, int others, List<ClaimedDelivery> claims, Runnable meanwhile)
       throws Exception {
     CountDownLatch gate = new CountDownLatch(1);
     queue.recordingGate = gate;
-    List<Future<Optional<DeliverySnapshot>>> results = new ArrayList<>();
+    List<Future<Optional<Recorded>>> results = new ArrayList<>();
     ClaimedDelivery first = claim("dest", DeliveryState.DISPATCHING, 1, false);
     claims.add(first);
     results.add(workers.submit(() -> recorder.record(published(first))));
