@@ -58,6 +58,7 @@ public final class EndToEndBenchmark implements Scenario {
     int warmUp = bench.pick(2_000, 200);
     int saturation = bench.pick(20_000, 600);
     Duration latencyPhase = bench.pick(Duration.ofSeconds(60), Duration.ofSeconds(3));
+    double probeBefore = PipelineBench.cpuProbeMillis();
     StackContext stack = bench.stack();
     try (DestinationSimulator simulator = Showcase.startSimulator()) {
       PipelineSettings settings = PipelineBench.settings(stack, simulator, bench, "b5");
@@ -210,6 +211,7 @@ public final class EndToEndBenchmark implements Scenario {
                 "publications/s",
                 bars)
             .ifPresent(plots::add);
+        double probeAfter = PipelineBench.cpuProbeMillis();
         return new ScenarioResult(
             id(),
             title(),
@@ -217,12 +219,15 @@ public final class EndToEndBenchmark implements Scenario {
                 "Workload: one intent per article (tenants t1 and t2), revision r-1, to %s (0 ms,"
                     + " honours the key); ~120-byte content; publication topic of 3 partitions;"
                     + " the shipped property files%s; %d cores, %s, load average before the run"
-                    + " %s.",
+                    + " %s; CPU probe (one thread's CPU for a fixed SHA-256 workload: the machine's"
+                    + " speed at the time, lower is faster) %.0f ms before the run, %.0f ms after.",
                 PublicationLoad.DESTINATION,
                 overrides().isEmpty() ? "" : " with " + overrides(),
                 cores,
                 PipelineBench.memory(),
-                PipelineBench.loadAverage()),
+                PipelineBench.loadAverage(),
+                probeBefore,
+                probeAfter),
             List.of(
                 "phase",
                 "offered/s",

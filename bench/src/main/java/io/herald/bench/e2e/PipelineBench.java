@@ -9,12 +9,16 @@ import io.herald.devstack.StackContext;
 import io.herald.devstack.process.ChildJvm;
 import io.herald.devstack.simulator.DestinationSimulator;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.Locale;
 
@@ -89,6 +93,35 @@ final class PipelineBench {
     } catch (IOException | NumberFormatException e) {
       return "unknown memory";
     }
+  }
+
+  /** The fixed work of {@link #cpuProbeMillis}: SHA-256 over this many bytes, in 64 KiB blocks. */
+  private static final int PROBE_BYTES = 64 << 20;
+
+  /**
+   * The CPU time, in ms, one thread of this JVM takes for a fixed piece of work (the best of
+   * three): how fast the machine is at that moment. On a shared virtual machine it changes by a
+   * quarter or more from one hour to the next, and every CPU figure of a run with it, so runs are
+   * compared with their probes beside them.
+   */
+  static double cpuProbeMillis() {
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    byte[] block = new byte[64 << 10];
+    double best = Double.MAX_VALUE;
+    try {
+      for (int round = 0; round < 3; round++) {
+        MessageDigest sha = MessageDigest.getInstance("SHA-256");
+        long start = threads.getCurrentThreadCpuTime();
+        for (int done = 0; done < PROBE_BYTES; done += block.length) {
+          sha.update(block);
+        }
+        block[0] = sha.digest()[0]; // the result is used: the work cannot be skipped
+        best = Math.min(best, (threads.getCurrentThreadCpuTime() - start) / 1e6);
+      }
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JVM has SHA-256", e);
+    }
+    return best;
   }
 
   static String loadAverage() {
