@@ -24,7 +24,7 @@ import javax.sql.DataSource;
 /**
  * Applies status events to {@code writer.publication_job}, deduplicated by {@code writer.inbox}.
  *
- * <p>One transaction per batch, four statements whatever its size: the inbox rows {@code (id,
+ * <p>One transaction per batch, three statements whatever its size: the inbox rows {@code (id,
  * handler)} of all its events in one {@code INSERT ... ON CONFLICT DO NOTHING RETURNING}, whose ids
  * are the new ones (an id twice in one batch is new only the first time); the jobs those new events
  * name, read and locked in one {@code SELECT ... FOR UPDATE} in id order (two batches sharing jobs
