@@ -35,6 +35,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -220,19 +221,9 @@ class DispatcherTest {
     int concurrency = 16;
     CountDownLatch release = new CountDownLatch(1);
     ClaimedDelivery late = claim("busy", DeliveryState.DISPATCHING, 1, false);
+    // A remote API that takes its time, but for the late delivery.
     FakeDestination slow =
-        new FakeDestination("busy", concurrency, Duration.ZERO)
-            .publishingWith(
-                claim -> {
-                  if (!claim.id().equals(late.id())) {
-                    try {
-                      release.await(); // a remote API that takes its time
-                    } catch (InterruptedException e) {
-                      Thread.currentThread().interrupt();
-                    }
-                  }
-                  return new Outcome.Published("art-" + claim.id());
-                });
+        publishingOnceReleased(concurrency, release, claim -> !claim.id().equals(late.id()));
     // 13 calls in flight leave 3 permits, fewer than a batch of 4.
     int blocked = 13;
     dispatchBacklog(blocked, Map.of("busy", slow), settings(Duration.ofMinutes(1), concurrency));
@@ -257,18 +248,7 @@ class DispatcherTest {
     CountDownLatch release = new CountDownLatch(1);
     ClaimedDelivery first = claim("busy", DeliveryState.DISPATCHING, 1, false);
     FakeDestination busy =
-        new FakeDestination("busy", concurrency, Duration.ZERO)
-            .publishingWith(
-                claim -> {
-                  if (claim.id().equals(first.id())) {
-                    try {
-                      release.await();
-                    } catch (InterruptedException e) {
-                      Thread.currentThread().interrupt();
-                    }
-                  }
-                  return new Outcome.Published("art-" + claim.id());
-                });
+        publishingOnceReleased(concurrency, release, claim -> claim.id().equals(first.id()));
     queue.due.add(first);
     queue.releasingLater.add(first.id());
     // Three deliveries for eight permits: the first claim comes back short.
@@ -299,6 +279,26 @@ class DispatcherTest {
     assertEquals(1, Dispatcher.claimBatch(4));
     assertEquals(2, Dispatcher.claimBatch(8));
     assertEquals(8, Dispatcher.claimBatch(32));
+  }
+
+  /**
+   * Destination "busy", publishing every delivery; the calls of those {@code held} answer only once
+   * {@code release} opens.
+   */
+  private static FakeDestination publishingOnceReleased(
+      int concurrency, CountDownLatch release, Predicate<ClaimedDelivery> held) {
+    return new FakeDestination("busy", concurrency, Duration.ZERO)
+        .publishingWith(
+            claim -> {
+              if (held.test(claim)) {
+                try {
+                  release.await();
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              }
+              return new Outcome.Published("art-" + claim.id());
+            });
   }
 
   /** Starts a dispatcher for {@code destinations} with {@code backlog} deliveries due at "busy". */
