@@ -14,6 +14,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -22,11 +23,9 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
@@ -54,28 +53,6 @@ public final class JobStore {
          status, trace_parent, trace_state, created_at, updated_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?)
       ON CONFLICT (tenant_id, article_id, revision_id, destination) DO NOTHING
-      """;
-
-  /**
-   * A group's jobs in one statement, inserted in the order given (a key twice in the group: the
-   * first one wins, the second conflicts with it, as two statements would); the ids returned are
-   * the jobs inserted. One statement for the group where a JDBC batch of {@link #INSERT_JOB} cost
-   * an execution per job.
-   */
-  static final String INSERT_JOBS =
-      """
-      INSERT INTO writer.publication_job
-        (id, tenant_id, article_id, revision_id, destination, idempotency_key, payload_hash, content,
-         status, trace_parent, trace_state, created_at, updated_at)
-      SELECT j.id, j.tenant_id, j.article_id, j.revision_id, j.destination, j.idempotency_key,
-             j.payload_hash, j.content::jsonb, ?, j.trace_parent, j.trace_state, ?, ?
-        FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
-                    ?::text[], ?::text[], ?::text[]) WITH ORDINALITY
-             AS j(id, tenant_id, article_id, revision_id, destination, idempotency_key,
-                  payload_hash, content, trace_parent, trace_state, position)
-       ORDER BY j.position
-      ON CONFLICT (tenant_id, article_id, revision_id, destination) DO NOTHING
-      RETURNING id
       """;
 
   private static final String COLUMNS =
@@ -204,17 +181,24 @@ public final class JobStore {
           for (Integer i : order) {
             candidates.add(newJob(intents.get(i), now));
           }
-          boolean[] inserted = insertJobs(connection, candidates);
+          int[] inserted = insertJobs(connection, candidates);
 
           Reservation[] answers = new Reservation[intents.size()];
           List<OutboxEvent> events = new ArrayList<>();
           for (int k = 0; k < order.length; k++) {
             PublicationJob candidate = candidates.get(k);
-            if (inserted[k]) {
+            if (inserted[k] == 1) {
               answers[order[k]] = new Reservation.Created(candidate);
               events.add(PublicationEvents.requested(ids.get(), candidate));
-            } else {
+            } else if (inserted[k] == 0) {
               answers[order[k]] = compareWithStored(connection, candidate);
+            } else {
+              throw new IllegalStateException(
+                  "INSERT ... ON CONFLICT DO NOTHING reported "
+                      + inserted[k]
+                      + " rows for key "
+                      + candidate.key()
+                      + "; the JDBC URL must not set reWriteBatchedInserts=true");
             }
           }
           outbox.append(connection, events);
@@ -237,15 +221,9 @@ public final class JobStore {
         now);
   }
 
-  /**
-   * Inserts {@code jobs} in order; answers per job whether it was inserted (else its key is taken).
-   */
-  private boolean[] insertJobs(Connection connection, List<PublicationJob> jobs)
-      throws SQLException {
-    if (jobs.size() == 1) {
-      // A single request: a plain execution, cheaper than arrays.
-      PublicationJob job = jobs.getFirst();
-      try (PreparedStatement insert = connection.prepareStatement(INSERT_JOB)) {
+  private int[] insertJobs(Connection connection, List<PublicationJob> jobs) throws SQLException {
+    try (PreparedStatement insert = connection.prepareStatement(INSERT_JOB)) {
+      for (PublicationJob job : jobs) {
         OffsetDateTime now = OffsetDateTime.ofInstant(job.createdAt(), ZoneOffset.UTC);
         insert.setObject(1, job.id());
         insert.setString(2, job.key().tenant());
@@ -260,47 +238,22 @@ public final class JobStore {
         insert.setString(11, job.traceState());
         insert.setObject(12, now);
         insert.setObject(13, now);
-        return new boolean[] {insert.executeUpdate() == 1};
+        if (jobs.size() == 1) {
+          // A single request: a plain execution, cheaper than the driver's batch machinery.
+          return new int[] {insert.executeUpdate()};
+        }
+        insert.addBatch();
       }
-    }
-    int n = jobs.size();
-    String[][] columns = new String[9][n];
-    UUID[] ids = new UUID[n];
-    for (int i = 0; i < n; i++) {
-      PublicationJob job = jobs.get(i);
-      ids[i] = job.id();
-      columns[0][i] = job.key().tenant();
-      columns[1][i] = job.key().articleId();
-      columns[2][i] = job.key().revisionId();
-      columns[3][i] = job.key().destination();
-      columns[4][i] = job.idempotencyKey();
-      columns[5][i] = job.payloadHash();
-      columns[6][i] = toJson(job.content());
-      columns[7][i] = job.traceParent();
-      columns[8][i] = job.traceState();
-    }
-    // One group shares one moment and the initial status (reserveOnce).
-    OffsetDateTime now = OffsetDateTime.ofInstant(jobs.getFirst().createdAt(), ZoneOffset.UTC);
-    Set<UUID> inserted = new HashSet<>();
-    try (PreparedStatement insert = connection.prepareStatement(INSERT_JOBS)) {
-      insert.setString(1, INITIAL_STATUS);
-      insert.setObject(2, now);
-      insert.setObject(3, now);
-      insert.setArray(4, connection.createArrayOf("uuid", ids));
-      for (int c = 0; c < columns.length; c++) {
-        insert.setArray(5 + c, connection.createArrayOf("text", columns[c]));
-      }
-      try (ResultSet rows = insert.executeQuery()) {
-        while (rows.next()) {
-          inserted.add(rows.getObject(1, UUID.class));
+      int[] counts = insert.executeBatch();
+      for (int count : counts) {
+        if (count == Statement.SUCCESS_NO_INFO) {
+          throw new IllegalStateException(
+              "the JDBC driver did not report row counts for INSERT ... ON CONFLICT DO NOTHING;"
+                  + " the JDBC URL must not set reWriteBatchedInserts=true");
         }
       }
+      return counts;
     }
-    boolean[] answers = new boolean[n];
-    for (int i = 0; i < n; i++) {
-      answers[i] = inserted.contains(ids[i]);
-    }
-    return answers;
   }
 
   /**
