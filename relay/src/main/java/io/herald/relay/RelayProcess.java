@@ -18,6 +18,7 @@ import io.herald.relay.slot.PostgresSlots;
 import io.herald.relay.slot.SlotGapException;
 import io.herald.relay.slot.SlotGuard;
 import io.herald.relay.slot.SlotLagMonitor;
+import io.herald.runtime.db.SqlFailure;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -168,6 +169,18 @@ public final class RelayProcess implements AutoCloseable {
             engineProperties.slotName(),
             e);
         return backToStandby(null, "lost the leader lock during the start-up checks: " + e);
+      }
+      if (e instanceof SQLException sql && SqlFailure.classify(sql) == SqlFailure.UNAVAILABLE) {
+        // The lock's session survived but the pool's connections did not (a reset or a freeze of
+        // the database's link): the checks can pass once it is back, so this is no reason to end
+        // the process. The lock is given up and taken again; its acquire and the pool's
+        // connection timeout pace the tries.
+        log.warn(
+            "Start-up checks of slot '{}' could not reach the database ({}); giving the leader"
+                + " lock up and standing by to take it again",
+            engineProperties.slotName(),
+            e.toString());
+        return backToStandby(null, "start-up checks could not reach the database: " + e);
       }
       log.error("Start-up checks of slot '{}' failed", engineProperties.slotName(), e);
       status.failed("start-up checks failed: " + e);
