@@ -1,5 +1,6 @@
 package io.herald.cli.audit;
 
+import io.herald.common.id.UuidOrder;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.UUID;
@@ -9,17 +10,8 @@ final class Rows {
 
   private Rows() {}
 
-  /**
-   * PostgreSQL orders {@code uuid} by its bytes, unsigned; {@link UUID#compareTo} compares signed
-   * longs and disagrees for ids whose first bit is set. The merge needs the database's order.
-   */
-  static final Comparator<UUID> DATABASE_ORDER =
-      (a, b) -> {
-        int high = Long.compareUnsigned(a.getMostSignificantBits(), b.getMostSignificantBits());
-        return high != 0
-            ? high
-            : Long.compareUnsigned(a.getLeastSignificantBits(), b.getLeastSignificantBits());
-      };
+  /** The database's order of job ids: the merge walks both sides in it. */
+  static final Comparator<UUID> DATABASE_ORDER = UuidOrder.DATABASE;
 
   /** A row of {@code writer.publication_job}. */
   record Job(

@@ -1,5 +1,6 @@
 package io.herald.writer.status;
 
+import io.herald.common.id.UuidOrder;
 import io.herald.runtime.db.FreshPlans;
 import io.herald.runtime.db.Transactions;
 import java.sql.Connection;
@@ -256,8 +257,7 @@ final class StatusStore {
       String tenant, Instant occurredAt, UUID eventId, String state, String remoteId) {
 
     /**
-     * Whether {@code event} is newer, as PostgreSQL orders the pair {@code (timestamptz, uuid)}:
-     * uuids by their bytes, unsigned, which {@link UUID#compareTo} is not.
+     * Whether {@code event} is newer, as PostgreSQL orders the pair {@code (timestamptz, uuid)}.
      */
     boolean isOlderThan(StatusEvent event) {
       if (occurredAt == null) {
@@ -267,14 +267,7 @@ final class StatusStore {
       if (byTime != 0) {
         return byTime < 0;
       }
-      int byHigh =
-          Long.compareUnsigned(
-              eventId.getMostSignificantBits(), event.messageId().getMostSignificantBits());
-      return byHigh != 0
-          ? byHigh < 0
-          : Long.compareUnsigned(
-                  eventId.getLeastSignificantBits(), event.messageId().getLeastSignificantBits())
-              < 0;
+      return UuidOrder.DATABASE.compare(eventId, event.messageId()) < 0;
     }
 
     /** The job once {@code event} is applied. */
