@@ -105,7 +105,9 @@ final class FailoverRun {
         // Held back: the primary acknowledges (asynchronous standby) and its walsender sends the
         // relay what the standby never gets.
         pair.replicationLink().freeze();
-        int atFreeze = load.written();
+        // Not load.written(): an insert in flight at the freeze may have committed, and reached
+        // the standby, before it.
+        int atFreeze = load.writtenWhenTheNextInsertStarts();
         load.awaitRows(atFreeze + HELD_ROWS);
         List<UUID> held = load.writtenSince(atFreeze);
         events.awaitIds(held, Duration.ofMinutes(2));
@@ -194,6 +196,7 @@ final class FailoverRun {
     private final AtomicInteger failures = new AtomicInteger();
     private final AtomicReference<Exception> lastFailure = new AtomicReference<>();
     private final CompletableFuture<Void> done = new CompletableFuture<>();
+    private final AtomicReference<CompletableFuture<Integer>> mark = new AtomicReference<>();
     private final ExecutorService inserts =
         Executors.newCachedThreadPool(
             runnable -> Thread.ofPlatform().name("failover-insert").daemon().unstarted(runnable));
@@ -206,6 +209,10 @@ final class FailoverRun {
               () -> {
                 try {
                   while (!stop.get()) {
+                    CompletableFuture<Integer> marked = mark.getAndSet(null);
+                    if (marked != null) {
+                      marked.complete(written());
+                    }
                     Future<List<UUID>> insert = inserts.submit(() -> rows.insert(5, 5));
                     try {
                       List<UUID> ids =
@@ -235,6 +242,16 @@ final class FailoverRun {
       synchronized (written) {
         return written.size();
       }
+    }
+
+    /**
+     * The count of rows written when the next insert starts: every row after it was inserted after
+     * this call (inserts run one at a time).
+     */
+    int writtenWhenTheNextInsertStarts() throws Exception {
+      CompletableFuture<Integer> next = new CompletableFuture<>();
+      mark.set(next);
+      return next.get(1, TimeUnit.MINUTES);
     }
 
     /** The rows written after the first {@code count}. */
