@@ -44,6 +44,9 @@ final class Recorder {
             failure ->
                 failure instanceof SQLException e
                     && SqlFailure.classify(e) != SqlFailure.UNAVAILABLE,
+            // A queued result still gets its transaction: the database may be back by then, and a
+            // result not recorded costs its delivery a reconciliation.
+            failure -> false,
             size -> {});
   }
 

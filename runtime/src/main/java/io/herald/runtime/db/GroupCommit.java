@@ -24,7 +24,11 @@ import java.util.function.Predicate;
  *
  * <p>A failed group is committed again one item at a time when {@code tryAlone} says the failure
  * may be one item's (a constraint, a program error), so that one bad item fails only its own
- * caller; otherwise (the database unavailable) every caller of the group gets the failure.
+ * caller; otherwise (the database unavailable) every caller of the group gets the failure. When
+ * {@code failsQueued} says such a failure would meet the callers still queued too, they get it at
+ * once as well, without a transaction of their own: each then waits for an unavailable database
+ * once (the writer's requests, which owe their clients a prompt 503), not once per group ahead of
+ * it.
  *
  * <p>A caller waits uninterruptibly, as a plain commit would, and keeps its interrupt status: the
  * consumer records the result of a call its lease keeper cancelled.
@@ -81,6 +85,7 @@ public final class GroupCommit<T, R, E extends Exception> {
   private final int maxItems;
   private final Semaphore committers;
   private final Predicate<Exception> tryAlone;
+  private final Predicate<Exception> failsQueued;
   private final IntConsumer groupSizes;
   private final ConcurrentLinkedQueue<Pending<T, R>> queue = new ConcurrentLinkedQueue<>();
 
@@ -88,6 +93,8 @@ public final class GroupCommit<T, R, E extends Exception> {
    * @param maxItems most items in one transaction; 1 commits each alone
    * @param maxInFlight most transactions at once
    * @param tryAlone whether a group that failed with this is committed again item by item
+   * @param failsQueued whether a group's failure that is not tried alone also fails the items
+   *     queued when it ends (it would meet them too)
    * @param groupSizes told the size of each group committed (a metric)
    */
   public GroupCommit(
@@ -95,6 +102,7 @@ public final class GroupCommit<T, R, E extends Exception> {
       int maxItems,
       int maxInFlight,
       Predicate<Exception> tryAlone,
+      Predicate<Exception> failsQueued,
       IntConsumer groupSizes) {
     if (maxItems < 1 || maxInFlight < 1) {
       throw new IllegalArgumentException(
@@ -104,6 +112,7 @@ public final class GroupCommit<T, R, E extends Exception> {
     this.maxItems = maxItems;
     this.committers = new Semaphore(maxInFlight);
     this.tryAlone = Objects.requireNonNull(tryAlone, "tryAlone");
+    this.failsQueued = Objects.requireNonNull(failsQueued, "failsQueued");
     this.groupSizes = Objects.requireNonNull(groupSizes, "groupSizes");
   }
 
@@ -203,8 +212,18 @@ public final class GroupCommit<T, R, E extends Exception> {
     try {
       results = committer.commit(items);
     } catch (Exception e) {
-      if (group.size() == 1 || !tryAlone.test(e)) {
+      if (!tryAlone.test(e)) {
         group.forEach(pending -> pending.fail(e));
+        if (failsQueued.test(e)) {
+          Pending<T, R> queued;
+          while ((queued = queue.poll()) != null) {
+            queued.fail(e);
+          }
+        }
+        return;
+      }
+      if (group.size() == 1) {
+        group.getFirst().fail(e);
         return;
       }
       for (Pending<T, R> pending : group) {

@@ -77,6 +77,7 @@ class GroupCommitTest {
         maxInFlight,
         failure ->
             failure instanceof SQLException e && SqlFailure.classify(e) != SqlFailure.UNAVAILABLE,
+        failure -> false,
         sizes::add);
   }
 
@@ -203,6 +204,38 @@ class GroupCommitTest {
   }
 
   @Test
+  void shouldFailTheItemsQueuedBehindAGroupWhoseFailureWouldMeetThemToo() throws Exception {
+    CountDownLatch gate = new CountDownLatch(1);
+    AtomicInteger entered = new AtomicInteger();
+    GroupCommit.Committer<String, String, SQLException> unavailable =
+        items -> {
+          entered.incrementAndGet();
+          try {
+            gate.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          throw new SQLException("connection refused", UNAVAILABLE);
+        };
+    GroupCommit<String, String, SQLException> commit =
+        new GroupCommit<>(unavailable, 32, 1, failure -> false, failure -> true, sizes::add);
+
+    Future<String> first = callers.submit(() -> commit.submit("a0"));
+    await().atMost(WAIT).until(() -> entered.get() == 1);
+    List<Future<String>> queued = submitAll(commit, "a1", "a2");
+    await().atMost(WAIT).until(() -> commit.queued() == 2);
+    gate.countDown();
+
+    assertThatThrownBy(first::get).hasCauseInstanceOf(SQLException.class);
+    for (Future<String> f : queued) {
+      assertThatThrownBy(f::get).hasCauseInstanceOf(SQLException.class);
+    }
+    // Answered by the first group's failure: no transaction of their own.
+    assertThat(entered.get()).isEqualTo(1);
+    assertThat(commit.queued()).isZero();
+  }
+
+  @Test
   void shouldAnswerACallerInterruptedWhileItWaitsAndKeepItsInterrupt() throws Exception {
     Store store = gatedStore();
     GroupCommit<String, String, SQLException> commit = groupCommit(store, 32, 1);
@@ -241,7 +274,7 @@ class GroupCommitTest {
           return items.stream().map(item -> "ok:" + item).toList();
         };
     GroupCommit<String, String, RuntimeException> commit =
-        new GroupCommit<>(store, 8, 2, failure -> true, sizes::add);
+        new GroupCommit<>(store, 8, 2, failure -> true, failure -> false, sizes::add);
     int clients = 32;
     int perClient = 100;
     List<Future<Integer>> done = new ArrayList<>();

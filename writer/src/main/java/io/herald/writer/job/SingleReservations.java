@@ -15,8 +15,8 @@ import java.util.Objects;
  * request never waits for company ({@link GroupCommit}).
  *
  * <p>An unavailable database fails the whole group with {@link StoreUnavailableException}, as it
- * would each request alone; any other failure reserves the group's intents one by one, so one bad
- * intent fails only its own request.
+ * would each request alone, and the requests queued behind it with it; any other failure reserves
+ * the group's intents one by one, so one bad intent fails only its own request.
  *
  * <p>Thread-safe.
  */
@@ -56,6 +56,9 @@ public final class SingleReservations {
             settings.maxIntents(),
             settings.maxInFlight(),
             failure -> !(failure instanceof StoreUnavailableException),
+            // The requests queued behind a group that found the database unavailable answer 503
+            // with it: each waits writer.db.connect-timeout once, not once per group ahead of it.
+            failure -> failure instanceof StoreUnavailableException,
             sizes::record);
     Gauge.builder("herald_writer_group_commit_waiting", groups, GroupCommit::queued)
         .description("Single POSTs waiting for the next group transaction")
