@@ -15,6 +15,7 @@ import io.herald.devstack.simulator.DestinationSimulator;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,9 +28,10 @@ import org.HdrHistogram.Histogram;
  *
  * <ol>
  *   <li>Saturation: {@code clients} closed-loop clients send intents as fast as the writer answers;
- *       the highest sustainable rate is the destination's arrival rate while the clients were still
- *       sending (or between the 10th and 90th percentile of arrivals, if lower), and each process's
- *       CPU per publication is measured over the phase.
+ *       each process's CPU per publication is measured over the phase, and the destination's
+ *       arrival rate while the clients were still sending is where the next step starts.
+ *   <li>The highest sustainable rate: open-loop probes, up while one keeps up and down while none
+ *       has, then between the two ({@link #probeSustainableRate}).
  *   <li>Latency at 25, 50 and 75 % of that rate, open loop: each intent is sent at its scheduled
  *       moment, and its latency counts from that moment, not from when a busy client got round to
  *       it, so coordinated omission cannot flatter the percentiles (HdrHistogram).
@@ -65,6 +67,10 @@ public final class EndToEndBenchmark implements Scenario {
       try (Pipeline pipeline = Pipeline.start(settings, overrides());
           PublicationLoad load = new PublicationLoad("b5", pipeline.writerUri(), simulator)) {
         ProcessGroup processes = PipelineBench.processes(pipeline, stack);
+        // Not one of the pipeline's: the clients, the open-loop sender and the destination
+        // simulator, whose CPU shares the machine's cores with it.
+        ProcessGroup generator =
+            new ProcessGroup().add("load generator", ProcessHandle.current().pid(), false);
         bench.progress(id(), "pipeline up; warming up in rounds of " + warmUp + " intents", true);
         String warmedUp = warmUp(load, processes, warmUp, bench.pick(WARM_UP_ROUNDS, 1), bench);
 
@@ -73,14 +79,16 @@ public final class EndToEndBenchmark implements Scenario {
         Duration settleLimit = bench.pick(Duration.ofSeconds(90), Duration.ofSeconds(10));
         settle(processes, settleLimit, bench);
         Map<String, ProcessStats.Sample> before = processes.sample();
+        Map<String, ProcessStats.Sample> generatorBefore = generator.sample();
         PublicationLoad.Phase max = load.closedLoop("sat", saturation, CLIENTS, bench, id());
+        double generatorMs =
+            total(ProcessGroup.cpuSecondsPer1000(generatorBefore, generator.sample(), saturation));
         // After the work the phase left behind (the status view catching up, vacuum): its cost.
         settle(processes, settleLimit, bench);
         Map<String, ProcessStats.Sample> after = processes.sample();
-        // What the pipeline delivers while the writer takes intents too: the rate the open-loop
-        // phases can sustain. The arrivals' own rate also counts the backlog drained after the
-        // clients stopped, faster with the writer idle, and put 75 % of it past what holds.
-        double maxRate = Math.min(max.sustainedRate(), max.whileSendingRate());
+        // What the pipeline delivers while the writer takes intents too. The arrivals' own rate
+        // also counts the backlog drained after the clients stopped, faster with the writer idle.
+        double whileSending = Math.min(max.sustainedRate(), max.whileSendingRate());
         // CPU seconds per 1,000 publications are CPU milliseconds per publication.
         Map<String, Double> cpuMsPerPublication =
             ProcessGroup.cpuSecondsPer1000(before, after, saturation);
@@ -95,21 +103,59 @@ public final class EndToEndBenchmark implements Scenario {
             List.of(
                 "saturation (" + CLIENTS + " clients, closed loop)",
                 String.format("%.0f", max.offeredRate()),
-                String.format("%.0f", maxRate),
+                String.format("%.0f", whileSending),
                 "-",
                 "-",
                 "-",
                 "-",
                 String.format("%.2f", totalCpuMs),
                 String.format("%.2f", total(jitMsPerPublication))));
+        List<Probe> probes =
+            probeSustainableRate(
+                load,
+                processes,
+                generator,
+                whileSending,
+                max.offeredRate(),
+                bench.pick(PROBE, Duration.ofSeconds(3)),
+                bench.pick(MAX_PROBES, 1),
+                settleLimit,
+                bench);
+        for (int i = 0; i < probes.size(); i++) {
+          Probe probe = probes.get(i);
+          rows.add(
+              row(
+                  String.format(
+                      "probe %d, open loop: %s", i + 1, probe.keptUp() ? "kept up" : "fell behind"),
+                  probe.rate(),
+                  probe.phase(),
+                  probe.cpuMs(),
+                  probe.jitMs()));
+        }
+        Probe sustained =
+            probes.stream()
+                .filter(Probe::keptUp)
+                .max(Comparator.comparingDouble(Probe::rate))
+                .orElse(null);
+        // None kept up (a quick run on a busy machine): the lowest rate probed bounds it above.
+        double maxRate =
+            sustained != null
+                ? sustained.rate()
+                : probes.stream().mapToDouble(Probe::rate).min().orElse(whileSending);
         Map<String, List<Charts.Point>> lines = new LinkedHashMap<>();
         for (String p : List.of("p50", "p90", "p99", "p99.9")) {
           lines.put(p, new ArrayList<>());
         }
         Map<String, Double> figures = new LinkedHashMap<>();
         figures.put("max_publications_per_second", maxRate);
+        figures.put("published_per_second_while_clients_send", whileSending);
+        if (sustained != null) {
+          figures.put("cpu_ms_per_publication_at_max", sustained.cpuMs());
+          figures.put("warm_cpu_ms_per_publication_at_max", sustained.cpuMs() - sustained.jitMs());
+        }
         figures.put("cpu_ms_per_publication_all", totalCpuMs);
         figures.put("cpu_bound_publications_per_second", cpuBound);
+        List<String> phaseCpuNotes = new ArrayList<>();
         for (double fraction : LOAD_FRACTIONS) {
           double rate = Math.max(1, maxRate * fraction);
           bench.progress(
@@ -123,22 +169,20 @@ public final class EndToEndBenchmark implements Scenario {
               load.openLoop("o" + (int) (fraction * 100), rate, latencyPhase, bench, id());
           settle(processes, settleLimit, bench);
           Map<String, ProcessStats.Sample> phaseEnd = processes.sample();
-          double phaseCpuMs =
-              total(ProcessGroup.cpuSecondsPer1000(phaseStart, phaseEnd, phase.count()));
+          Map<String, Double> phaseCpu =
+              ProcessGroup.cpuSecondsPer1000(phaseStart, phaseEnd, phase.count());
+          double phaseCpuMs = total(phaseCpu);
+          phaseCpuNotes.add(String.format("at %.0f/s %s", rate, perProcess(phaseCpu)));
           double phaseJitMs =
               total(ProcessGroup.jitSecondsPer1000(phaseStart, phaseEnd, phase.count()));
           Histogram h = phase.latencies();
           rows.add(
-              List.of(
+              row(
                   String.format("open loop, %.0f %%", fraction * 100),
-                  String.format("%.0f", rate),
-                  String.format("%.0f", phase.sustainedRate()),
-                  oneDecimal(Latency.ms(h, 50)),
-                  oneDecimal(Latency.ms(h, 99)),
-                  oneDecimal(Latency.ms(h, 99.9)),
-                  oneDecimal(Latency.maxMs(h)),
-                  String.format("%.2f", phaseCpuMs),
-                  String.format("%.2f", phaseJitMs)));
+                  rate,
+                  phase,
+                  phaseCpuMs,
+                  phaseJitMs));
           lines.get("p50").add(new Charts.Point(rate, Latency.ms(h, 50)));
           lines.get("p90").add(new Charts.Point(rate, Latency.ms(h, 90)));
           lines.get("p99").add(new Charts.Point(rate, Latency.ms(h, 99)));
@@ -168,9 +212,27 @@ public final class EndToEndBenchmark implements Scenario {
             });
         notes.add(jit.append(String.format(" all %.2f ms", total(jitMsPerPublication))).toString());
         notes.add(
+            "CPU per publication by process in the open-loop phases: "
+                + String.join("; ", phaseCpuNotes));
+        notes.add(
             String.format(
-                "CPU-bound estimate: %d cores / %.2f ms = %.0f publications/s; measured %.0f (%.2f of"
-                    + " it; goal >= 1,000 publications/s)",
+                "Beside them, the load generator (this JVM: the clients and the destination"
+                    + " simulator) used %.2f ms per publication over the saturation phase%s",
+                generatorMs,
+                sustained == null
+                    ? "."
+                    : String.format(
+                        "; at the highest sustainable rate (%.0f/s), %s, and the load generator"
+                            + " %.2f ms: %.2f of the machine's %d cores busy",
+                        sustained.rate(),
+                        perProcess(sustained.cpuMsPerProcess()),
+                        sustained.generatorMs(),
+                        (sustained.cpuMs() + sustained.generatorMs()) * sustained.rate() / 1000,
+                        cores)));
+        notes.add(
+            String.format(
+                "CPU-bound estimate: %d cores / %.2f ms = %.0f publications/s; highest sustainable"
+                    + " rate %.0f (%.2f of it; goal >= 1,000 publications/s)",
                 cores, totalCpuMs, cpuBound, maxRate, maxRate / cpuBound));
         StringBuilder rss = new StringBuilder("Peak RSS:");
         end.forEach(
@@ -179,6 +241,27 @@ public final class EndToEndBenchmark implements Scenario {
         notes.add(rss.substring(0, rss.length() - 1));
         notes.add("p99 POST to destination at 50 %: goal <= 100 ms.");
         notes.add(warmedUp);
+        notes.add(
+            String.format(
+                "Highest sustainable rate: open-loop probes of %d s from the rate published while"
+                    + " the clients sent, up by %.2f× while one kept up (at most the writer's"
+                    + " closed-loop rate), down by it while none had, then between the highest that"
+                    + " kept up and the lowest that fell behind until they were within %.0f %%, at"
+                    + " most %d probes; a probe kept up when"
+                    + " its arrivals came at %.0f %% of the offered rate or more and the median"
+                    + " latency of its last fifth stayed under %.0f ms (a backlog growing through"
+                    + " the probe makes its last intents the slowest). %s",
+                bench.pick(PROBE, Duration.ofSeconds(3)).toSeconds(),
+                PROBE_STEP,
+                (PROBE_RESOLUTION - 1) * 100,
+                bench.pick(MAX_PROBES, 1),
+                KEPT_UP_ARRIVALS * 100,
+                KEPT_UP_LAST_FIFTH_P50_MS,
+                sustained != null
+                    ? String.format(
+                        "At %.0f/s: CPU %.2f ms per publication, %.2f without the JIT.",
+                        sustained.rate(), sustained.cpuMs(), sustained.cpuMs() - sustained.jitMs())
+                    : "No probe kept up: the lowest rate probed is given as the maximum."));
         if (load.shed() > 0) {
           notes.add(
               load.shed()
@@ -202,7 +285,8 @@ public final class EndToEndBenchmark implements Scenario {
                 lines)
             .ifPresent(plots::add);
         Map<String, Double> bars = new LinkedHashMap<>();
-        bars.put("measured maximum", maxRate);
+        bars.put("highest sustainable rate", maxRate);
+        bars.put("published while " + CLIENTS + " clients send", whileSending);
         bars.put("CPU-bound estimate", cpuBound);
         bars.put("goal", 1000.0);
         Charts.bars(
@@ -291,6 +375,151 @@ public final class EndToEndBenchmark implements Scenario {
         share * 100,
         share < WARM_JIT_SHARE ? "warm:" : "stopped at the round limit, not",
         WARM_JIT_SHARE * 100);
+  }
+
+  /** How long each open-loop probe of the sustainable rate offers its rate in a full run. */
+  private static final Duration PROBE = Duration.ofSeconds(15);
+
+  /** At most this many probes in a full run. */
+  private static final int MAX_PROBES = 6;
+
+  /** The factor between one probe's rate and the next while the search goes up or down. */
+  private static final double PROBE_STEP = 1.25;
+
+  /**
+   * A probe kept up only if its arrivals came at this share of the offered rate or more (between
+   * their 10th and 90th percentile).
+   */
+  private static final double KEPT_UP_ARRIVALS = 0.95;
+
+  /**
+   * ... and the median latency of the intents scheduled in its last fifth stayed under this: 5 %
+   * too much load for 15 s leaves the last intents about 0.7 s behind, while a rate the pipeline
+   * holds keeps them at its usual tens of milliseconds, a stall of a second moving the median
+   * little.
+   */
+  private static final double KEPT_UP_LAST_FIFTH_P50_MS = 500;
+
+  /** Below this ratio of the lowest rate that fell behind to the highest that kept up, stop. */
+  private static final double PROBE_RESOLUTION = 1.1;
+
+  /** One open-loop probe of the sustainable rate and the CPU per publication it cost. */
+  private record Probe(
+      double rate,
+      PublicationLoad.Phase phase,
+      Map<String, Double> cpuMsPerProcess,
+      double jitMs,
+      double generatorMs) {
+
+    double cpuMs() {
+      return total(cpuMsPerProcess);
+    }
+
+    boolean keptUp() {
+      return phase.sustainedRate() >= KEPT_UP_ARRIVALS * rate
+          && Latency.ms(phase.lastFifth(), 50) < KEPT_UP_LAST_FIFTH_P50_MS;
+    }
+  }
+
+  /**
+   * The highest rate the pipeline sustains, searched with open-loop probes: the rate published
+   * while the closed-loop clients sent is only where to start, since those clients kept the writer
+   * busier than a rate the pipeline holds would, and took the CPU the later stages needed.
+   *
+   * @param start the first rate probed
+   * @param cap the highest rate probed: the writer's closed-loop rate, past which the writer itself
+   *     is the limit
+   * @return every probe, in the order run
+   */
+  private List<Probe> probeSustainableRate(
+      PublicationLoad load,
+      ProcessGroup processes,
+      ProcessGroup generator,
+      double start,
+      double cap,
+      Duration probe,
+      int maxProbes,
+      Duration settleLimit,
+      Bench bench)
+      throws Exception {
+    List<Probe> probes = new ArrayList<>();
+    double keptUp = 0;
+    double fellBehind = Double.POSITIVE_INFINITY;
+    double rate = Math.min(Math.max(1, start), cap);
+    while (probes.size() < maxProbes) {
+      bench.progress(
+          id(),
+          String.format(
+              "probe %d of the sustainable rate: %.0f intents/s for %d s",
+              probes.size() + 1, rate, probe.toSeconds()),
+          true);
+      settle(processes, settleLimit, bench);
+      Map<String, ProcessStats.Sample> before = processes.sample();
+      Map<String, ProcessStats.Sample> generatorBefore = generator.sample();
+      PublicationLoad.Phase phase =
+          load.openLoop("p" + (probes.size() + 1), rate, probe, bench, id());
+      settle(processes, settleLimit, bench);
+      Map<String, ProcessStats.Sample> after = processes.sample();
+      Probe done =
+          new Probe(
+              rate,
+              phase,
+              ProcessGroup.cpuSecondsPer1000(before, after, phase.count()),
+              total(ProcessGroup.jitSecondsPer1000(before, after, phase.count())),
+              total(
+                  ProcessGroup.cpuSecondsPer1000(
+                      generatorBefore, generator.sample(), phase.count())));
+      probes.add(done);
+      bench.progress(
+          id(),
+          String.format(
+              "probe %d at %.0f/s %s: published %.0f/s, last fifth's p50 %.0f ms",
+              probes.size(),
+              rate,
+              done.keptUp() ? "kept up" : "fell behind",
+              phase.sustainedRate(),
+              Latency.ms(phase.lastFifth(), 50)),
+          true);
+      if (done.keptUp()) {
+        keptUp = Math.max(keptUp, rate);
+      } else {
+        fellBehind = Math.min(fellBehind, rate);
+      }
+      if (fellBehind == Double.POSITIVE_INFINITY) {
+        if (rate >= cap) {
+          break;
+        }
+        rate = Math.min(cap, rate * PROBE_STEP);
+      } else if (keptUp == 0) {
+        rate = rate / PROBE_STEP;
+      } else if (fellBehind / keptUp <= PROBE_RESOLUTION) {
+        break;
+      } else {
+        rate = Math.sqrt(keptUp * fellBehind);
+      }
+    }
+    return probes;
+  }
+
+  private static String perProcess(Map<String, Double> cpuMs) {
+    StringBuilder text = new StringBuilder();
+    cpuMs.forEach((name, ms) -> text.append(String.format("%s %.2f ms, ", name, ms)));
+    return text.append(String.format("all %.2f ms", total(cpuMs))).toString();
+  }
+
+  private static List<String> row(
+      String name, double offered, PublicationLoad.Phase phase, double cpuMs, double jitMs) {
+    Histogram h = phase.latencies();
+    return List.of(
+        name,
+        String.format("%.0f", offered),
+        String.format("%.0f", phase.sustainedRate()),
+        oneDecimal(Latency.ms(h, 50)),
+        oneDecimal(Latency.ms(h, 99)),
+        oneDecimal(Latency.ms(h, 99.9)),
+        oneDecimal(Latency.maxMs(h)),
+        String.format("%.2f", cpuMs),
+        String.format("%.2f", jitMs));
   }
 
   /** Below this many cores busy in all processes together, the pipeline counts as quiet. */

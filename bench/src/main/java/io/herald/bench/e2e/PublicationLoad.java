@@ -63,13 +63,17 @@ final class PublicationLoad implements AutoCloseable {
    * @param whileSendingRate arrivals per second while intents were still being sent (after the
    *     first tenth of the sending time): what the pipeline delivers while the writer takes load
    *     too, where {@code sustainedRate} also counts a backlog drained after the sending stopped
+   * @param lastFifth the latencies of the intents scheduled in the phase's last fifth: at a rate
+   *     the pipeline cannot keep up with, a backlog grows through the phase and these are the
+   *     longest
    */
   record Phase(
       int count,
       double offeredRate,
       double sustainedRate,
       double whileSendingRate,
-      Histogram latencies) {}
+      Histogram latencies,
+      Histogram lastFifth) {}
 
   private final String run;
   private final URI writer;
@@ -195,10 +199,16 @@ final class PublicationLoad implements AutoCloseable {
       Thread.sleep(200);
     }
     Histogram latencies = Latency.histogram();
+    Histogram lastFifth = Latency.histogram();
+    int lastFifthStart = intended.length - intended.length / 5;
     List<Instant> times = new ArrayList<>(arrived.size());
     for (Article article : arrived) {
       int n = number(article.body());
-      Latency.recordNanos(latencies, Duration.between(intended[n], article.createdAt()).toNanos());
+      long nanos = Duration.between(intended[n], article.createdAt()).toNanos();
+      Latency.recordNanos(latencies, nanos);
+      if (n >= lastFifthStart) {
+        Latency.recordNanos(lastFifth, nanos);
+      }
       times.add(article.createdAt());
     }
     times.sort(null);
@@ -214,7 +224,8 @@ final class PublicationLoad implements AutoCloseable {
     double windowSeconds = Duration.between(windowStart, sent.sendEnd()).toNanos() / 1e9;
     double whileSending = windowSeconds > 0 ? inWindow / windowSeconds : sustained;
     bench.progress(id, phase + ": " + arrived.size() + " published", true);
-    return new Phase(intended.length, sent.offeredRate(), sustained, whileSending, latencies);
+    return new Phase(
+        intended.length, sent.offeredRate(), sustained, whileSending, latencies, lastFifth);
   }
 
   /**
