@@ -58,6 +58,13 @@ public final class Validator<T> {
     return of(v -> v.compareTo(min) >= 0, "must be at least " + Durations.format(min));
   }
 
+  /** A duration from {@code min} to {@code max}, both included. */
+  public static Validator<Duration> within(Duration min, Duration max) {
+    return of(
+        v -> v.compareTo(min) >= 0 && v.compareTo(max) <= 0,
+        "between " + Durations.format(min) + " and " + Durations.format(max));
+  }
+
   /** A string that is not blank. */
   public static Validator<String> notBlank() {
     return of(v -> !v.isBlank(), "must not be blank");

@@ -67,10 +67,7 @@ public final class SinkKeys {
                     ConfigType.DURATION,
                     Duration.ZERO,
                     "While events keep coming, how long after the last batch the engine waits for the next to fill before handing it to the sink, which commits one Kafka transaction per batch that is not full: the events of a linger then share one transaction. Trades up to this much latency per event for fewer transactions and less broker CPU (measured in BENCHMARKS.md, \"The relay's linger\"). The first event after a quiet spell and a batch that fills leave at once. 0ms hands every event over as it comes. Not applied with relay.engine.debezium-patches=false. At most 1s.")
-                .validatedBy(
-                    Validator.of(
-                        l -> !l.isNegative() && l.compareTo(Duration.ofSeconds(1)) <= 0,
-                        "between 0ms and 1s")));
+                .validatedBy(Validator.within(Duration.ZERO, Duration.ofSeconds(1))));
   }
 
   /** Defines the keys under {@code prefix} in {@code def}. */

@@ -194,7 +194,7 @@ class RelayConfigTest {
     assertThat(stock.engine().get(property)).isNull();
     assertThat(refusal("relay.sink.linger", "2s"))
         .contains("relay.sink.linger")
-        .contains("between 0ms and 1s");
+        .contains("between 0s and 1s");
   }
 
   @Test

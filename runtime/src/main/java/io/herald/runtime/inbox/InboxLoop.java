@@ -109,6 +109,7 @@ public final class InboxLoop<T, R> implements AutoCloseable {
   private final MeterRegistry registry;
   private final Duration probeInterval;
   private final Duration probeTimeout;
+  private final int maxPollRecords;
   private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
   private final CountDownLatch stopSignal = new CountDownLatch(1);
   private final long startedNanos = System.nanoTime();
@@ -122,6 +123,8 @@ public final class InboxLoop<T, R> implements AutoCloseable {
   // Offsets of batches applied but not committed yet, and when they last were: loop thread only.
   private final Map<TopicPartition, OffsetAndMetadata> dueOffsets = new HashMap<>();
   private long lastCommitNanos = System.nanoTime();
+  // Partitions revoked, assigned or lost so far: loop thread only (the listener runs in poll).
+  private long rebalances;
   private long lastStackTraceNanos = System.nanoTime() - STACK_TRACE_INTERVAL.toNanos();
   private KafkaClientMetrics kafkaMetrics;
   private Thread thread;
@@ -134,6 +137,13 @@ public final class InboxLoop<T, R> implements AutoCloseable {
     Duration third = settings.maxSilence().dividedBy(3);
     this.probeInterval = min(third, PROBE_MAX_INTERVAL);
     this.probeTimeout = min(third, PROBE_MAX_TIMEOUT);
+    this.maxPollRecords =
+        Integer.parseInt(
+            String.valueOf(
+                consumerProperties(settings)
+                    .getOrDefault(
+                        ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
+                        ConsumerConfig.DEFAULT_MAX_POLL_RECORDS)));
     String prefix = settings.metricPrefix();
     Gauge.builder(prefix + ".last.poll.age", this, l -> ageSeconds(l.lastPollNanos))
         .description("Seconds since the " + settings.name() + " last polled Kafka")
@@ -277,7 +287,10 @@ public final class InboxLoop<T, R> implements AutoCloseable {
             commit(kafka);
             probe(kafka);
           } else {
-            handle(kafka, records);
+            records = linger(kafka, records);
+            if (!records.isEmpty()) {
+              handle(kafka, records);
+            }
           }
           failingSinceNanos = 0;
         } catch (WakeupException e) {
@@ -309,6 +322,55 @@ public final class InboxLoop<T, R> implements AutoCloseable {
     } finally {
       closeConsumer();
     }
+  }
+
+  /**
+   * After a poll that found records, polls on until the linger has passed since it or the batch
+   * holds {@code max.poll.records} (its last poll may take it up to twice that), so that one
+   * transaction applies what arrives meanwhile: at moderate rates the relay's transactions bring a
+   * few records each, and every batch costs a transaction, its statements and a wake of what
+   * follows. Idle, nothing changes (the first poll waits as before). A rebalance during the linger
+   * drops the batch, its partitions rewound to be read again, since the records may then belong to
+   * another member or come twice; a failure rewinds them before it is thrown.
+   */
+  private ConsumerRecords<byte[], byte[]> linger(
+      KafkaConsumer<byte[], byte[]> kafka, ConsumerRecords<byte[], byte[]> first) {
+    if (settings.linger().isZero() || first.count() >= maxPollRecords) {
+      return first;
+    }
+    long deadline = System.nanoTime() + settings.linger().toNanos();
+    long rebalancesBefore = rebalances;
+    Map<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> batch = new HashMap<>();
+    Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
+    int count = add(batch, next, first);
+    try {
+      long left;
+      while (count < maxPollRecords && (left = deadline - System.nanoTime()) > 0) {
+        ConsumerRecords<byte[], byte[]> more = kafka.poll(Duration.ofNanos(left));
+        lastPollNanos = System.nanoTime();
+        count += add(batch, next, more);
+        if (rebalances != rebalancesBefore) {
+          recover(new ConsumerRecords<>(batch, next));
+          return ConsumerRecords.empty();
+        }
+      }
+    } catch (RuntimeException e) {
+      recover(new ConsumerRecords<>(batch, next));
+      throw e;
+    }
+    return new ConsumerRecords<>(batch, next);
+  }
+
+  /** Appends {@code records} to {@code batch}, partition by partition; returns their count. */
+  private static int add(
+      Map<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> batch,
+      Map<TopicPartition, OffsetAndMetadata> next,
+      ConsumerRecords<byte[], byte[]> records) {
+    for (TopicPartition partition : records.partitions()) {
+      batch.computeIfAbsent(partition, p -> new ArrayList<>()).addAll(records.records(partition));
+    }
+    next.putAll(records.nextOffsets());
+    return records.count();
   }
 
   private void handle(KafkaConsumer<byte[], byte[]> kafka, ConsumerRecords<byte[], byte[]> records)
@@ -449,14 +511,18 @@ public final class InboxLoop<T, R> implements AutoCloseable {
         new ConsumerRebalanceListener() {
           @Override
           public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            rebalances++;
             commitRevoked(created, partitions);
           }
 
           @Override
-          public void onPartitionsAssigned(Collection<TopicPartition> partitions) {}
+          public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            rebalances++;
+          }
 
           @Override
           public void onPartitionsLost(Collection<TopicPartition> partitions) {
+            rebalances++;
             // Already another member's: a commit would be refused, and it re-reads them anyway.
             dueOffsets.keySet().removeAll(partitions);
           }

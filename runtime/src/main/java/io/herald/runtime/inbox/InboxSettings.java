@@ -14,6 +14,8 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
  * @param clientId the Kafka client id unless the pass-through sets one
  * @param maxPollRecords records per poll, hence per transaction; null leaves Kafka's default (then
  *     {@code max.poll.records} may be passed through)
+ * @param linger after a poll that found records, how long the loop polls on to add what arrives
+ *     meanwhile to the same batch (one transaction); zero applies each poll alone
  * @param maxSilence how long without a poll, or without broker contact, before {@link
  *     InboxLoop#health()} reports the loop degraded
  * @param metricPrefix prefix of the loop's gauges ({@code herald.writer.status})
@@ -28,6 +30,7 @@ public record InboxSettings(
     String clientId,
     Integer maxPollRecords,
     Duration pollTimeout,
+    Duration linger,
     Duration failureBackoff,
     Duration maxSilence,
     String metricPrefix,
@@ -54,6 +57,10 @@ public record InboxSettings(
     Objects.requireNonNull(groupId, "groupId");
     Objects.requireNonNull(clientId, "clientId");
     Objects.requireNonNull(pollTimeout, "pollTimeout");
+    Objects.requireNonNull(linger, "linger");
+    if (linger.isNegative()) {
+      throw new IllegalArgumentException("linger must not be negative, was " + linger);
+    }
     Objects.requireNonNull(failureBackoff, "failureBackoff");
     Objects.requireNonNull(maxSilence, "maxSilence");
     Objects.requireNonNull(metricPrefix, "metricPrefix");

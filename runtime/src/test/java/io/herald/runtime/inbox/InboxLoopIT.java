@@ -93,6 +93,32 @@ class InboxLoopIT {
   }
 
   @Test
+  void shouldApplyWhatArrivesWithinTheLingerInTheSameBatch(StackContext stack) throws Exception {
+    String topic = stack.topic("linger");
+    stack.stack().kafka().createTopic(topic, 1);
+    RecordingHandler handler = new RecordingHandler(stack.dataSource(), 0);
+    InboxSettings settings = settings(stack, topic, "linger", Duration.ofSeconds(3));
+
+    try (KafkaProducer<byte[], byte[]> producer = producer(stack);
+        InboxLoop<String, Boolean> loop =
+            new InboxLoop<>(settings, handler, new SimpleMeterRegistry())) {
+      loop.start();
+      producer.send(record(topic, "c-0", "v0")).get();
+      await().atMost(WAIT).until(() -> appliedCount(stack.dataSource(), "c-%") == 1);
+      // Three records sent 300 ms apart: without the linger, each poll would find one and apply
+      // it alone.
+      for (int i = 1; i <= 3; i++) {
+        producer.send(record(topic, "c-" + i, "v" + i)).get();
+        Thread.sleep(300);
+      }
+
+      await().atMost(WAIT).until(() -> appliedCount(stack.dataSource(), "c-%") == 4);
+      assertThat(handler.applies.get()).as("batches applied: c-0, then c-1 to c-3").isEqualTo(2);
+      await().atMost(WAIT).until(() -> committedOffset(stack, settings) == 4);
+    }
+  }
+
+  @Test
   void shouldReadABatchAgainAfterARetriableFailureAndApplyItOnce(StackContext stack)
       throws Exception {
     String topic = stack.topic("retry");
@@ -308,7 +334,13 @@ class InboxLoopIT {
     }
   }
 
+  /** With a short linger, so that every test goes through it (rebalances, failures). */
   private static InboxSettings settings(StackContext stack, String topic, String group) {
+    return settings(stack, topic, group, Duration.ofMillis(100));
+  }
+
+  private static InboxSettings settings(
+      StackContext stack, String topic, String group, Duration linger) {
     return new InboxSettings(
         "test events",
         stack.bootstrapServers(),
@@ -317,6 +349,7 @@ class InboxLoopIT {
         "inbox-loop-it",
         10,
         Duration.ofMillis(200),
+        linger,
         Duration.ofMillis(200),
         Duration.ofSeconds(30),
         "herald.test.inbox",

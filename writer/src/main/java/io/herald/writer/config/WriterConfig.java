@@ -159,6 +159,14 @@ public final class WriterConfig extends ProcessConfig {
                   500,
                   "Most events per poll, all applied in one transaction.")
               .validatedBy(Validator.between(1, 10_000)));
+  public static final ConfigKey<Duration> STATUS_LINGER =
+      KEYS.define(
+          ConfigKey.optional(
+                  "writer.status.linger",
+                  ConfigType.DURATION,
+                  Duration.ofMillis(50),
+                  "After a poll that found status events, how long the view polls on to apply what arrives meanwhile in the same transaction (it stops at max-poll-records; its last poll may take the batch up to twice that). Trades up to this much delay of a job's status for fewer transactions (BENCHMARKS.md, B5). 0ms applies each poll alone. At most 1s.")
+              .validatedBy(Validator.within(Duration.ZERO, Duration.ofSeconds(1))));
   public static final ConfigKey<Duration> STATUS_FAILURE_BACKOFF =
       KEYS.define(
           ConfigKey.optional(
@@ -457,6 +465,7 @@ public final class WriterConfig extends ProcessConfig {
         STATUS_CLIENT_ID,
         values.get(STATUS_MAX_POLL_RECORDS),
         STATUS_POLL_TIMEOUT,
+        values.get(STATUS_LINGER),
         values.get(STATUS_FAILURE_BACKOFF),
         values.get(STATUS_MAX_SILENCE),
         STATUS_METRIC_PREFIX,
