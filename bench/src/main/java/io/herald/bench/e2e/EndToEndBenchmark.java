@@ -19,6 +19,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalDouble;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -157,7 +158,7 @@ public final class EndToEndBenchmark implements Scenario {
         figures.put("cpu_bound_publications_per_second", cpuBound);
         List<String> phaseCpuNotes = new ArrayList<>();
         for (double fraction : LOAD_FRACTIONS) {
-          double rate = Math.max(1, maxRate * fraction);
+          double rate = Math.max(1, latencyBase().orElse(maxRate) * fraction);
           bench.progress(
               id(),
               String.format(
@@ -306,7 +307,12 @@ public final class EndToEndBenchmark implements Scenario {
                     + " %s; CPU probe (one thread's CPU for a fixed SHA-256 workload: the machine's"
                     + " speed at the time, lower is faster) %.0f ms before the run, %.0f ms after.",
                 PublicationLoad.DESTINATION,
-                overrides().isEmpty() ? "" : " with " + overrides(),
+                (overrides().isEmpty() ? "" : " with " + overrides())
+                    + (latencyBase().isEmpty()
+                        ? ""
+                        : String.format(
+                            "; open-loop phases at fractions of %.0f/s (herald.bench.b5.latency-base)",
+                            latencyBase().getAsDouble())),
                 cores,
                 PipelineBench.memory(),
                 PipelineBench.loadAverage(),
@@ -567,6 +573,16 @@ public final class EndToEndBenchmark implements Scenario {
       }
     }
     return overrides;
+  }
+
+  /**
+   * {@code -Dherald.bench.b5.latency-base=N}: the open-loop phases run at their fractions of N per
+   * second instead of the measured maximum, so that two settings compare at the same rates, run by
+   * run (the maximum moves by a quarter between runs on this machine); unset by default.
+   */
+  static OptionalDouble latencyBase() {
+    String base = System.getProperty("herald.bench.b5.latency-base", "").strip();
+    return base.isEmpty() ? OptionalDouble.empty() : OptionalDouble.of(Double.parseDouble(base));
   }
 
   private static String oneDecimal(double ms) {
