@@ -35,6 +35,7 @@ class BenchSmokeIT {
     assertThat(b5.figures())
         .containsKeys(
             "max_publications_per_second",
+            "published_per_second_while_clients_send",
             "cpu_ms_per_publication_all",
             "cpu_bound_publications_per_second",
             "p99_ms_at_25",
@@ -45,7 +46,12 @@ class BenchSmokeIT {
             "cpu_ms_per_publication_at_75",
             "warm_cpu_ms_per_publication_at_50");
     assertThat(b5.figures().values()).allSatisfy(v -> assertThat(v).isPositive().isFinite());
-    assertThat(b5.rows()).hasSize(4);
+    // Saturation, the sustainable rate's probes (one in a quick run), the three latency phases.
+    assertThat(b5.rows()).hasSize(5);
+    assertThat(b5.rows().get(0).get(0)).startsWith("saturation");
+    assertThat(b5.rows().get(1).get(0)).startsWith("probe 1, open loop");
+    assertThat(b5.rows().subList(2, 5))
+        .allSatisfy(row -> assertThat(row.get(0)).startsWith("open loop, "));
     assertThat(captured.toString(StandardCharsets.UTF_8)).contains("CPU-bound estimate");
     assertThat(BenchMain.section(b5, true)).contains("### B5", "| saturation");
   }
