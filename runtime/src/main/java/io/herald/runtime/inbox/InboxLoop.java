@@ -340,7 +340,8 @@ public final class InboxLoop<T, R> implements AutoCloseable {
     }
     long deadline = System.nanoTime() + settings.linger().toNanos();
     long rebalancesBefore = rebalances;
-    Map<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> batch = new HashMap<>();
+    // Linked: partitions stay in the order their records first came.
+    Map<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> batch = new LinkedHashMap<>();
     Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
     int count = add(batch, next, first);
     try {
