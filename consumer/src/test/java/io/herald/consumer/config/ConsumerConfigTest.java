@@ -175,6 +175,16 @@ class ConsumerConfigTest {
   }
 
   @Test
+  void shouldFailOnAPassedThroughMaxPollRecordsThatIsNotAPositiveNumber() throws IOException {
+    Map<String, String> props = SHIPPED.properties();
+    props.put("kafka.consumer.max.poll.records", "lots");
+
+    ConfigException e = fails(props);
+
+    assertTrue(e.getMessage().contains("kafka.consumer.max.poll.records=lots"), e.getMessage());
+  }
+
+  @Test
   void shouldFailOnABadDestinationUrlAndDurationNamingThem() throws IOException {
     Map<String, String> props = SHIPPED.properties();
     props.put("consumer.destinations.dest-b.base-url", "ftp://nope");

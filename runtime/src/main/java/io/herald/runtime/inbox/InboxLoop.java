@@ -1,6 +1,7 @@
 package io.herald.runtime.inbox;
 
 import io.herald.runtime.db.SqlFailure;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
@@ -110,6 +111,7 @@ public final class InboxLoop<T, R> implements AutoCloseable {
   private final Duration probeInterval;
   private final Duration probeTimeout;
   private final int maxPollRecords;
+  private final Counter lingerDropped;
   private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
   private final CountDownLatch stopSignal = new CountDownLatch(1);
   private final long startedNanos = System.nanoTime();
@@ -137,13 +139,7 @@ public final class InboxLoop<T, R> implements AutoCloseable {
     Duration third = settings.maxSilence().dividedBy(3);
     this.probeInterval = min(third, PROBE_MAX_INTERVAL);
     this.probeTimeout = min(third, PROBE_MAX_TIMEOUT);
-    this.maxPollRecords =
-        Integer.parseInt(
-            String.valueOf(
-                consumerProperties(settings)
-                    .getOrDefault(
-                        ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
-                        ConsumerConfig.DEFAULT_MAX_POLL_RECORDS)));
+    this.maxPollRecords = settings.effectiveMaxPollRecords();
     String prefix = settings.metricPrefix();
     Gauge.builder(prefix + ".last.poll.age", this, l -> ageSeconds(l.lastPollNanos))
         .description("Seconds since the " + settings.name() + " last polled Kafka")
@@ -163,6 +159,14 @@ public final class InboxLoop<T, R> implements AutoCloseable {
                 + settings.name()
                 + " lags (batches failing, or no poll or broker contact within max-silence)")
         .register(registry);
+    this.lingerDropped =
+        Counter.builder(prefix + ".linger.dropped")
+            .description(
+                "Batches of "
+                    + settings.name()
+                    + " dropped unapplied and read again because the group rebalanced while"
+                    + " the loop lingered")
+            .register(registry);
   }
 
   /** The consumer settings: the pass-through first, then what the guarantees rest on. */
@@ -352,6 +356,11 @@ public final class InboxLoop<T, R> implements AutoCloseable {
         count += add(batch, next, more);
         if (rebalances != rebalancesBefore) {
           recover(new ConsumerRecords<>(batch, next));
+          lingerDropped.increment();
+          log.info(
+              "{}: the group rebalanced while a batch of {} records lingered; reading them again",
+              capitalised(settings.name()),
+              count);
           return ConsumerRecords.empty();
         }
       }

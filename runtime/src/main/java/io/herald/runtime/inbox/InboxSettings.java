@@ -65,6 +65,38 @@ public record InboxSettings(
     Objects.requireNonNull(maxSilence, "maxSilence");
     Objects.requireNonNull(metricPrefix, "metricPrefix");
     consumerOverrides = Map.copyOf(consumerOverrides);
+    if (maxPollRecords != null && maxPollRecords < 1) {
+      throw new IllegalArgumentException(
+          "maxPollRecords must be at least 1, was " + maxPollRecords);
+    }
+    String passedThrough = consumerOverrides.get(ConsumerConfig.MAX_POLL_RECORDS_CONFIG);
+    if (maxPollRecords == null && passedThrough != null) {
+      try {
+        if (Integer.parseInt(passedThrough.strip()) < 1) {
+          throw new NumberFormatException();
+        }
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(
+            ConsumerConfig.MAX_POLL_RECORDS_CONFIG
+                + " (passed through) must be a whole number of at least 1, was '"
+                + passedThrough
+                + "'");
+      }
+    }
+  }
+
+  /**
+   * Records per poll as the Kafka consumer will take them: Herald's key, else the pass-through,
+   * else Kafka's default. The loop's linger stops there.
+   */
+  public int effectiveMaxPollRecords() {
+    if (maxPollRecords != null) {
+      return maxPollRecords;
+    }
+    String passedThrough = consumerOverrides.get(ConsumerConfig.MAX_POLL_RECORDS_CONFIG);
+    return passedThrough != null
+        ? Integer.parseInt(passedThrough.strip())
+        : ConsumerConfig.DEFAULT_MAX_POLL_RECORDS;
   }
 
   @Override

@@ -119,6 +119,50 @@ class InboxLoopIT {
   }
 
   @Test
+  void shouldDropALingeringBatchWhenTheGroupRebalancesAndApplyEachRecordOnce(StackContext stack)
+      throws Exception {
+    String topic = stack.topic("linger-rebalance");
+    stack.stack().kafka().createTopic(topic, 2);
+    // Longer than the second member's join, which the first learns of by its next heartbeat.
+    InboxSettings settings = settings(stack, topic, "linger-rebalance", Duration.ofSeconds(8));
+    RecordingHandler first = new RecordingHandler(stack.dataSource(), 0);
+    RecordingHandler second = new RecordingHandler(stack.dataSource(), 0);
+    SimpleMeterRegistry firstMeters = new SimpleMeterRegistry();
+    try (KafkaProducer<byte[], byte[]> producer = producer(stack);
+        InboxLoop<String, Boolean> firstLoop = new InboxLoop<>(settings, first, firstMeters);
+        InboxLoop<String, Boolean> secondLoop =
+            new InboxLoop<>(settings, second, new SimpleMeterRegistry())) {
+      firstLoop.start();
+      await().atMost(WAIT).until(() -> groupState(stack, settings) == GroupState.STABLE);
+      // One record per partition: the first member polls them and lingers on.
+      for (int partition = 0; partition < 2; partition++) {
+        producer
+            .send(
+                new ProducerRecord<>(
+                    topic,
+                    partition,
+                    ("r-" + partition).getBytes(StandardCharsets.UTF_8),
+                    "v".getBytes(StandardCharsets.UTF_8)))
+            .get();
+      }
+      // The second member joins while the first lingers; each then owns one partition. Had the
+      // first applied its batch, the member now owning the other partition would read its record
+      // again from the uncommitted offset and find it in the inbox.
+      secondLoop.start();
+
+      await().atMost(WAIT).until(() -> appliedCount(stack.dataSource(), "r-%") == 2);
+      await().atMost(WAIT).until(() -> committedOffset(stack, settings, 0) == 1);
+      await().atMost(WAIT).until(() -> committedOffset(stack, settings, 1) == 1);
+      assertThat(first.redelivered.get() + second.redelivered.get())
+          .as("records found already applied")
+          .isZero();
+      assertThat(firstMeters.get("herald.test.inbox.linger.dropped").counter().count())
+          .as("batches the first member dropped because the group rebalanced as it lingered")
+          .isGreaterThanOrEqualTo(1);
+    }
+  }
+
+  @Test
   void shouldReadABatchAgainAfterARetriableFailureAndApplyItOnce(StackContext stack)
       throws Exception {
     String topic = stack.topic("retry");
@@ -399,13 +443,18 @@ class InboxLoopIT {
   }
 
   private static long committedOffset(StackContext stack, InboxSettings settings) throws Exception {
+    return committedOffset(stack, settings, 0);
+  }
+
+  private static long committedOffset(StackContext stack, InboxSettings settings, int partition)
+      throws Exception {
     try (Admin admin = admin(stack)) {
       OffsetAndMetadata offset =
           admin
               .listConsumerGroupOffsets(settings.groupId())
               .partitionsToOffsetAndMetadata()
               .get()
-              .get(new TopicPartition(settings.topic(), 0));
+              .get(new TopicPartition(settings.topic(), partition));
       return offset == null ? -1 : offset.offset();
     }
   }

@@ -17,7 +17,8 @@
  * <p>Registered elsewhere, because they read another library's live objects: the API server's Jetty
  * gauges ({@code herald.writer.http.active}, {@code .queued}, {@code .rejected}, in {@code
  * http.ApiServer}), the status view's gauges ({@code herald.writer.status.last.poll.age}, {@code
- * .broker.contact.age}, {@code .degraded}) and its Kafka client metrics (in {@code
- * status.StatusListener}), and the connection pool's and JVM's meters (in {@code runtime}).
+ * .broker.contact.age}, {@code .degraded}, the counter {@code .linger.dropped}) and its Kafka
+ * client metrics (in {@code status.StatusListener}), and the connection pool's and JVM's meters (in
+ * {@code runtime}).
  */
 package io.herald.writer.metrics;
