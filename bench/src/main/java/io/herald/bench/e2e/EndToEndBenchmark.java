@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalDouble;
+import java.util.TreeMap;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -45,6 +46,22 @@ public final class EndToEndBenchmark implements Scenario {
   private static final int CLIENTS = 32;
   private static final double[] LOAD_FRACTIONS = {0.25, 0.50, 0.75};
 
+  private final Map<String, String> env;
+  private final OptionalDouble latencyBase;
+
+  /**
+   * @param env environment overrides for the pipeline's processes (documented {@code HERALD_*}
+   *     variables, each reaching the process it configures), to compare a setting with its default
+   *     run by run; empty runs the shipped files as they are
+   * @param latencyBase if present, the open-loop phases run at their fractions of this rate instead
+   *     of the highest sustainable rate measured, so that two settings compare at the same rates
+   *     (the maximum moves by a quarter between runs on this machine)
+   */
+  public EndToEndBenchmark(Map<String, String> env, OptionalDouble latencyBase) {
+    this.env = Map.copyOf(env);
+    this.latencyBase = latencyBase;
+  }
+
   @Override
   public String id() {
     return "B5";
@@ -65,7 +82,7 @@ public final class EndToEndBenchmark implements Scenario {
     StackContext stack = bench.stack();
     try (DestinationSimulator simulator = Showcase.startSimulator()) {
       PipelineSettings settings = PipelineBench.settings(stack, simulator, bench, "b5");
-      try (Pipeline pipeline = Pipeline.start(settings, overrides());
+      try (Pipeline pipeline = Pipeline.start(settings, env);
           PublicationLoad load = new PublicationLoad("b5", pipeline.writerUri(), simulator)) {
         ProcessGroup processes = PipelineBench.processes(pipeline, stack);
         // Not one of the pipeline's: the clients, the open-loop sender and the destination
@@ -111,7 +128,7 @@ public final class EndToEndBenchmark implements Scenario {
                 "-",
                 String.format("%.2f", totalCpuMs),
                 String.format("%.2f", total(jitMsPerPublication))));
-        List<Probe> probes =
+        List<Measured> probes =
             probeSustainableRate(
                 load,
                 processes,
@@ -123,7 +140,7 @@ public final class EndToEndBenchmark implements Scenario {
                 settleLimit,
                 bench);
         for (int i = 0; i < probes.size(); i++) {
-          Probe probe = probes.get(i);
+          Measured probe = probes.get(i);
           rows.add(
               row(
                   String.format(
@@ -133,16 +150,16 @@ public final class EndToEndBenchmark implements Scenario {
                   probe.cpuMs(),
                   probe.jitMs()));
         }
-        Probe sustained =
+        Measured sustained =
             probes.stream()
-                .filter(Probe::keptUp)
-                .max(Comparator.comparingDouble(Probe::rate))
+                .filter(Measured::keptUp)
+                .max(Comparator.comparingDouble(Measured::rate))
                 .orElse(null);
         // None kept up (a quick run on a busy machine): the lowest rate probed bounds it above.
         double maxRate =
             sustained != null
                 ? sustained.rate()
-                : probes.stream().mapToDouble(Probe::rate).min().orElse(whileSending);
+                : probes.stream().mapToDouble(Measured::rate).min().orElse(whileSending);
         Map<String, List<Charts.Point>> lines = new LinkedHashMap<>();
         for (String p : List.of("p50", "p90", "p99", "p99.9")) {
           lines.put(p, new ArrayList<>());
@@ -158,32 +175,34 @@ public final class EndToEndBenchmark implements Scenario {
         figures.put("cpu_bound_publications_per_second", cpuBound);
         List<String> phaseCpuNotes = new ArrayList<>();
         for (double fraction : LOAD_FRACTIONS) {
-          double rate = Math.max(1, latencyBase().orElse(maxRate) * fraction);
+          double rate = Math.max(1, latencyBase.orElse(maxRate) * fraction);
           bench.progress(
               id(),
               String.format(
                   "open loop at %.0f %% of the maximum: %.0f intents/s for %d s",
                   fraction * 100, rate, latencyPhase.toSeconds()),
               true);
-          Map<String, ProcessStats.Sample> phaseStart = processes.sample();
-          PublicationLoad.Phase phase =
-              load.openLoop("o" + (int) (fraction * 100), rate, latencyPhase, bench, id());
-          settle(processes, settleLimit, bench);
-          Map<String, ProcessStats.Sample> phaseEnd = processes.sample();
-          Map<String, Double> phaseCpu =
-              ProcessGroup.cpuSecondsPer1000(phaseStart, phaseEnd, phase.count());
-          double phaseCpuMs = total(phaseCpu);
-          phaseCpuNotes.add(String.format("at %.0f/s %s", rate, perProcess(phaseCpu)));
-          double phaseJitMs =
-              total(ProcessGroup.jitSecondsPer1000(phaseStart, phaseEnd, phase.count()));
-          Histogram h = phase.latencies();
+          Measured measured =
+              measure(
+                  load,
+                  processes,
+                  generator,
+                  "o" + (int) (fraction * 100),
+                  rate,
+                  latencyPhase,
+                  settleLimit,
+                  bench);
+          double phaseCpuMs = measured.cpuMs();
+          phaseCpuNotes.add(
+              String.format("at %.0f/s %s", rate, perProcess(measured.cpuMsPerProcess())));
+          Histogram h = measured.phase().latencies();
           rows.add(
               row(
                   String.format("open loop, %.0f %%", fraction * 100),
                   rate,
-                  phase,
+                  measured.phase(),
                   phaseCpuMs,
-                  phaseJitMs));
+                  measured.jitMs()));
           lines.get("p50").add(new Charts.Point(rate, Latency.ms(h, 50)));
           lines.get("p90").add(new Charts.Point(rate, Latency.ms(h, 90)));
           lines.get("p99").add(new Charts.Point(rate, Latency.ms(h, 99)));
@@ -191,7 +210,8 @@ public final class EndToEndBenchmark implements Scenario {
           figures.put("p99_ms_at_" + (int) (fraction * 100), Latency.ms(h, 99));
           figures.put("cpu_ms_per_publication_at_" + (int) (fraction * 100), phaseCpuMs);
           figures.put(
-              "warm_cpu_ms_per_publication_at_" + (int) (fraction * 100), phaseCpuMs - phaseJitMs);
+              "warm_cpu_ms_per_publication_at_" + (int) (fraction * 100),
+              phaseCpuMs - measured.jitMs());
         }
         Map<String, ProcessStats.Sample> end = processes.sample();
 
@@ -307,12 +327,12 @@ public final class EndToEndBenchmark implements Scenario {
                     + " %s; CPU probe (one thread's CPU for a fixed SHA-256 workload: the machine's"
                     + " speed at the time, lower is faster) %.0f ms before the run, %.0f ms after.",
                 PublicationLoad.DESTINATION,
-                (overrides().isEmpty() ? "" : " with " + overrides())
-                    + (latencyBase().isEmpty()
+                (env.isEmpty() ? "" : " with " + new TreeMap<>(env))
+                    + (latencyBase.isEmpty()
                         ? ""
                         : String.format(
-                            "; open-loop phases at fractions of %.0f/s (herald.bench.b5.latency-base)",
-                            latencyBase().getAsDouble())),
+                            "; open-loop phases at fractions of %.0f/s (--b5-latency-base)",
+                            latencyBase.getAsDouble())),
                 cores,
                 PipelineBench.memory(),
                 PipelineBench.loadAverage(),
@@ -409,8 +429,11 @@ public final class EndToEndBenchmark implements Scenario {
   /** Below this ratio of the lowest rate that fell behind to the highest that kept up, stop. */
   private static final double PROBE_RESOLUTION = 1.1;
 
-  /** One open-loop probe of the sustainable rate and the CPU per publication it cost. */
-  private record Probe(
+  /**
+   * One open-loop phase at a fixed rate and what it cost: each process's CPU per publication (from
+   * a quiet pipeline until it was quiet again), the JIT's part of it, and the load generator's.
+   */
+  private record Measured(
       double rate,
       PublicationLoad.Phase phase,
       Map<String, Double> cpuMsPerProcess,
@@ -421,10 +444,39 @@ public final class EndToEndBenchmark implements Scenario {
       return total(cpuMsPerProcess);
     }
 
+    /** As a probe of the sustainable rate: did the pipeline keep up with it? */
     boolean keptUp() {
       return phase.sustainedRate() >= KEPT_UP_ARRIVALS * rate
           && Latency.ms(phase.lastFifth(), 50) < KEPT_UP_LAST_FIFTH_P50_MS;
     }
+  }
+
+  /**
+   * Offers {@code rate} intents a second, open loop, for {@code duration}, and measures the phase
+   * from a quiet pipeline until it is quiet again.
+   */
+  private Measured measure(
+      PublicationLoad load,
+      ProcessGroup processes,
+      ProcessGroup generator,
+      String label,
+      double rate,
+      Duration duration,
+      Duration settleLimit,
+      Bench bench)
+      throws Exception {
+    settle(processes, settleLimit, bench);
+    Map<String, ProcessStats.Sample> before = processes.sample();
+    Map<String, ProcessStats.Sample> generatorBefore = generator.sample();
+    PublicationLoad.Phase phase = load.openLoop(label, rate, duration, bench, id());
+    settle(processes, settleLimit, bench);
+    Map<String, ProcessStats.Sample> after = processes.sample();
+    return new Measured(
+        rate,
+        phase,
+        ProcessGroup.cpuSecondsPer1000(before, after, phase.count()),
+        total(ProcessGroup.jitSecondsPer1000(before, after, phase.count())),
+        total(ProcessGroup.cpuSecondsPer1000(generatorBefore, generator.sample(), phase.count())));
   }
 
   /**
@@ -437,7 +489,7 @@ public final class EndToEndBenchmark implements Scenario {
    *     is the limit
    * @return every probe, in the order run
    */
-  private List<Probe> probeSustainableRate(
+  private List<Measured> probeSustainableRate(
       PublicationLoad load,
       ProcessGroup processes,
       ProcessGroup generator,
@@ -448,7 +500,7 @@ public final class EndToEndBenchmark implements Scenario {
       Duration settleLimit,
       Bench bench)
       throws Exception {
-    List<Probe> probes = new ArrayList<>();
+    List<Measured> probes = new ArrayList<>();
     double keptUp = 0;
     double fellBehind = Double.POSITIVE_INFINITY;
     double rate = Math.min(Math.max(1, start), cap);
@@ -459,22 +511,16 @@ public final class EndToEndBenchmark implements Scenario {
               "probe %d of the sustainable rate: %.0f intents/s for %d s",
               probes.size() + 1, rate, probe.toSeconds()),
           true);
-      settle(processes, settleLimit, bench);
-      Map<String, ProcessStats.Sample> before = processes.sample();
-      Map<String, ProcessStats.Sample> generatorBefore = generator.sample();
-      PublicationLoad.Phase phase =
-          load.openLoop("p" + (probes.size() + 1), rate, probe, bench, id());
-      settle(processes, settleLimit, bench);
-      Map<String, ProcessStats.Sample> after = processes.sample();
-      Probe done =
-          new Probe(
+      Measured done =
+          measure(
+              load,
+              processes,
+              generator,
+              "p" + (probes.size() + 1),
               rate,
-              phase,
-              ProcessGroup.cpuSecondsPer1000(before, after, phase.count()),
-              total(ProcessGroup.jitSecondsPer1000(before, after, phase.count())),
-              total(
-                  ProcessGroup.cpuSecondsPer1000(
-                      generatorBefore, generator.sample(), phase.count())));
+              probe,
+              settleLimit,
+              bench);
       probes.add(done);
       bench.progress(
           id(),
@@ -483,8 +529,8 @@ public final class EndToEndBenchmark implements Scenario {
               probes.size(),
               rate,
               done.keptUp() ? "kept up" : "fell behind",
-              phase.sustainedRate(),
-              Latency.ms(phase.lastFifth(), 50)),
+              done.phase().sustainedRate(),
+              Latency.ms(done.phase().lastFifth(), 50)),
           true);
       if (done.keptUp()) {
         keptUp = Math.max(keptUp, rate);
@@ -556,33 +602,6 @@ public final class EndToEndBenchmark implements Scenario {
 
   private static double total(Map<String, Double> perProcess) {
     return perProcess.values().stream().mapToDouble(Double::doubleValue).sum();
-  }
-
-  /**
-   * {@code -Dherald.bench.b5.env=NAME=VALUE,...}: environment overrides for the processes (the
-   * documented {@code HERALD_*} variables, each to the process it configures), to compare a setting
-   * with its default run by run; none by default (the shipped files as they are).
-   */
-  static Map<String, String> overrides() {
-    Map<String, String> overrides = new LinkedHashMap<>();
-    String spec = System.getProperty("herald.bench.b5.env", "");
-    for (String pair : spec.split(",")) {
-      if (!pair.isBlank()) {
-        int eq = pair.indexOf('=');
-        overrides.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
-      }
-    }
-    return overrides;
-  }
-
-  /**
-   * {@code -Dherald.bench.b5.latency-base=N}: the open-loop phases run at their fractions of N per
-   * second instead of the measured maximum, so that two settings compare at the same rates, run by
-   * run (the maximum moves by a quarter between runs on this machine); unset by default.
-   */
-  static OptionalDouble latencyBase() {
-    String base = System.getProperty("herald.bench.b5.latency-base", "").strip();
-    return base.isEmpty() ? OptionalDouble.empty() : OptionalDouble.of(Double.parseDouble(base));
   }
 
   private static String oneDecimal(double ms) {

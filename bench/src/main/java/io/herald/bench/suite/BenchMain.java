@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalDouble;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -37,8 +38,8 @@ import picocli.CommandLine.Option;
     })
 public final class BenchMain implements Callable<Integer> {
 
-  /** Every scenario, by id, in the order a full run takes them. */
-  static Map<String, Scenario> scenarios() {
+  /** Every scenario, by id, in the order a full run takes them, with this run's options. */
+  Map<String, Scenario> scenarios() {
     Map<String, Scenario> all = new LinkedHashMap<>();
     for (Scenario scenario :
         List.<Scenario>of(
@@ -46,7 +47,7 @@ public final class BenchMain implements Callable<Integer> {
             new ConnectBesideRelayBenchmark(),
             new WriterSlotBenchmark(),
             new WriterPgbenchBenchmark(),
-            new EndToEndBenchmark(),
+            new EndToEndBenchmark(b5Env, b5LatencyBase()),
             new ConsumerScaleBenchmark(),
             new MemoryOutageBenchmark(),
             new AuditBenchmark())) {
@@ -64,7 +65,7 @@ public final class BenchMain implements Callable<Integer> {
       names = "--scenario",
       split = ",",
       paramLabel = "ID",
-      description = "Scenarios to run (default: all): ${COMPLETION-CANDIDATES}")
+      description = "Scenarios to run, B1 to B8 (default: all).")
   List<String> only = new ArrayList<>();
 
   @Option(
@@ -87,6 +88,23 @@ public final class BenchMain implements Callable<Integer> {
       description = "Replace each scenario's section of this BENCHMARKS.md with this run's.")
   Path benchmarksMd;
 
+  @Option(
+      names = "--b5-env",
+      paramLabel = "NAME=VALUE",
+      description =
+          "B5: an environment override for the pipeline's processes, a documented HERALD_*"
+              + " variable reaching the process it configures (repeatable), to compare a setting"
+              + " with its default run by run.")
+  Map<String, String> b5Env = new LinkedHashMap<>();
+
+  @Option(
+      names = "--b5-latency-base",
+      paramLabel = "PER_SECOND",
+      description =
+          "B5: run the open-loop phases at 25/50/75 %% of this rate instead of the highest"
+              + " sustainable rate measured, so that two settings compare at the same rates.")
+  Double b5LatencyBase;
+
   private static final int STATEMENTS_SHOWN = 20;
 
   private final PrintStream out;
@@ -102,8 +120,23 @@ public final class BenchMain implements Callable<Integer> {
     System.exit(exit);
   }
 
+  private OptionalDouble b5LatencyBase() {
+    return b5LatencyBase == null ? OptionalDouble.empty() : OptionalDouble.of(b5LatencyBase);
+  }
+
   @Override
   public Integer call() throws Exception {
+    for (String name : b5Env.keySet()) {
+      if (!name.startsWith("HERALD_")) {
+        throw new CommandLine.ParameterException(
+            new CommandLine(this),
+            "--b5-env " + name + ": not a Herald setting (HERALD_* variables only)");
+      }
+    }
+    if (b5LatencyBase != null && !(b5LatencyBase > 0)) {
+      throw new CommandLine.ParameterException(
+          new CommandLine(this), "--b5-latency-base must be above 0, was " + b5LatencyBase);
+    }
     Map<String, Scenario> all = scenarios();
     List<Scenario> chosen = new ArrayList<>();
     for (String id : only.isEmpty() ? List.copyOf(all.keySet()) : only) {
@@ -122,9 +155,10 @@ public final class BenchMain implements Callable<Integer> {
     List<ScenarioResult> results = run(chosen);
     StringBuilder report = new StringBuilder();
     for (ScenarioResult result : results) {
-      report.append(section(result, quick)).append('\n');
+      report.append(section(result, quick, optionsOf(result))).append('\n');
       if (benchmarksMd != null) {
-        BenchmarksMd.write(benchmarksMd, result.id(), section(withPlotsBeside(result), quick));
+        BenchmarksMd.write(
+            benchmarksMd, result.id(), section(withPlotsBeside(result), quick, optionsOf(result)));
       }
     }
     Files.writeString(reportDir.resolve("report.md"), report);
@@ -186,6 +220,24 @@ public final class BenchMain implements Callable<Integer> {
   }
 
   static String section(ScenarioResult result, boolean quick) {
+    return section(result, quick, "");
+  }
+
+  /** The options besides {@code --scenario} and {@code --quick} that shaped this scenario's run. */
+  private String optionsOf(ScenarioResult result) {
+    if (!result.id().equals("B5")) {
+      return "";
+    }
+    StringBuilder options = new StringBuilder();
+    b5Env.forEach(
+        (name, value) -> options.append(" --b5-env ").append(name).append('=').append(value));
+    b5LatencyBase()
+        .ifPresent(
+            base -> options.append(" --b5-latency-base ").append(String.format("%.0f", base)));
+    return options.toString();
+  }
+
+  static String section(ScenarioResult result, boolean quick, String options) {
     StringBuilder md = new StringBuilder();
     md.append("### ").append(result.id()).append(": ").append(result.title()).append("\n\n");
     md.append("Run ")
@@ -197,6 +249,7 @@ public final class BenchMain implements Callable<Integer> {
         .append(" -Dbench.args='--scenario ")
         .append(result.id())
         .append(quick ? " --quick" : "")
+        .append(options)
         .append("'`. ")
         .append(result.workload())
         .append("\n\n");

@@ -27,7 +27,7 @@ class BenchSmokeIT {
     new CommandLine(main)
         .parseArgs("--quick", "--scenario", "B5", "--report-dir", reportDir.toString());
 
-    List<ScenarioResult> results = main.run(List.of(BenchMain.scenarios().get("B5")));
+    List<ScenarioResult> results = main.run(List.of(main.scenarios().get("B5")));
     System.out.print(captured.toString(StandardCharsets.UTF_8));
 
     assertThat(results).hasSize(1);
