@@ -49,6 +49,8 @@ public final class Backlog {
   private static final String SLOT_ACTIVE =
       "SELECT active FROM pg_replication_slots WHERE slot_name = ?";
   private static final String CURRENT_LSN = "SELECT pg_current_wal_lsn()::text";
+  private static final String SLOT_CONFIRMED =
+      "SELECT confirmed_flush_lsn >= ?::pg_lsn FROM pg_replication_slots WHERE slot_name = ?";
 
   /**
    * A transaction after the backlog on a table of the publication that no router publishes (the
@@ -131,6 +133,35 @@ public final class Backlog {
    * transaction past it ({@link #END_MARK}), so a reader told to stop there sees a message that
    * ends it.
    */
+  /**
+   * Waits until {@code slot}'s reader has confirmed everything up to {@code lsn}: a topic's end
+   * offsets are no exact proof that a backlog is drained, since transaction markers take offsets
+   * too and a relay restarted on a slot publishes again what it sent after its last confirmed
+   * position.
+   */
+  public static void awaitConfirmed(
+      DataSource dataSource, String slot, String lsn, Duration timeout)
+      throws SQLException, InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    try (Connection connection = dataSource.getConnection();
+        var statement = connection.prepareStatement(SLOT_CONFIRMED)) {
+      statement.setString(1, lsn);
+      statement.setString(2, slot);
+      while (true) {
+        try (ResultSet row = statement.executeQuery()) {
+          if (row.next() && row.getBoolean(1)) {
+            return;
+          }
+        }
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException(
+              "slot " + slot + " has not confirmed " + lsn + " after " + timeout);
+        }
+        Thread.sleep(50); // polling the server's view of another process's progress
+      }
+    }
+  }
+
   public static String markEnd(DataSource dataSource) throws SQLException {
     try (Connection connection = dataSource.getConnection();
         Statement statement = connection.createStatement()) {
