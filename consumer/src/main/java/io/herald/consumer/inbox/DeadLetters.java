@@ -2,6 +2,7 @@ package io.herald.consumer.inbox;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.Producer;
@@ -14,6 +15,15 @@ import org.apache.kafka.common.header.Header;
  * plus the reason and where the record came from ({@link DeadLetterHeaders}).
  */
 final class DeadLetters implements AutoCloseable {
+
+  /**
+   * How long closing the producer may wait for dead letters still in flight. Unbounded, a close
+   * with Kafka unreachable waits out {@code delivery.timeout.ms} (two minutes by default) and holds
+   * the consumer's shutdown that long. Nothing is lost past the bound: the inbox loop commits no
+   * offset past a record whose dead letter was not acknowledged, so the next member reads it again
+   * and dead-letters it again.
+   */
+  static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
 
   private final Producer<byte[], byte[]> producer;
   private final String topic;
@@ -44,8 +54,9 @@ final class DeadLetters implements AutoCloseable {
     record.headers().add(name, value.getBytes(StandardCharsets.UTF_8));
   }
 
+  /** Closes the producer, waiting at most {@link #CLOSE_WAIT} for dead letters in flight. */
   @Override
   public void close() {
-    producer.close();
+    producer.close(CLOSE_WAIT);
   }
 }
