@@ -22,7 +22,9 @@ import java.util.OptionalDouble;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * The benchmark suite's entry point (issue 16): starts the embedded stack, runs the chosen
@@ -105,6 +107,9 @@ public final class BenchMain implements Callable<Integer> {
               + " sustainable rate measured, so that two settings compare at the same rates.")
   Double b5LatencyBase;
 
+  /** The command line running this one: its usage errors go to its own error stream. */
+  @Spec CommandSpec spec;
+
   private static final int STATEMENTS_SHOWN = 20;
 
   private final PrintStream out;
@@ -129,13 +134,13 @@ public final class BenchMain implements Callable<Integer> {
     for (String name : b5Env.keySet()) {
       if (!name.startsWith("HERALD_")) {
         throw new CommandLine.ParameterException(
-            new CommandLine(this),
+            spec.commandLine(),
             "--b5-env " + name + ": not a Herald setting (HERALD_* variables only)");
       }
     }
     if (b5LatencyBase != null && !(b5LatencyBase > 0)) {
       throw new CommandLine.ParameterException(
-          new CommandLine(this), "--b5-latency-base must be above 0, was " + b5LatencyBase);
+          spec.commandLine(), "--b5-latency-base must be above 0, was " + b5LatencyBase);
     }
     Map<String, Scenario> all = scenarios();
     List<Scenario> chosen = new ArrayList<>();
@@ -143,7 +148,7 @@ public final class BenchMain implements Callable<Integer> {
       Scenario scenario = all.get(id.trim().toUpperCase());
       if (scenario == null) {
         throw new CommandLine.ParameterException(
-            new CommandLine(this), "unknown scenario '" + id + "'; known: " + all.keySet());
+            spec.commandLine(), "unknown scenario '" + id + "'; known: " + all.keySet());
       }
       chosen.add(scenario);
     }
@@ -155,10 +160,9 @@ public final class BenchMain implements Callable<Integer> {
     List<ScenarioResult> results = run(chosen);
     StringBuilder report = new StringBuilder();
     for (ScenarioResult result : results) {
-      report.append(section(result, quick, optionsOf(result))).append('\n');
+      report.append(section(result)).append('\n');
       if (benchmarksMd != null) {
-        BenchmarksMd.write(
-            benchmarksMd, result.id(), section(withPlotsBeside(result), quick, optionsOf(result)));
+        BenchmarksMd.write(benchmarksMd, result.id(), section(withPlotsBeside(result)));
       }
     }
     Files.writeString(reportDir.resolve("report.md"), report);
@@ -221,6 +225,11 @@ public final class BenchMain implements Callable<Integer> {
 
   static String section(ScenarioResult result, boolean quick) {
     return section(result, quick, "");
+  }
+
+  /** The scenario's section, its command giving every option of this run that shaped it. */
+  String section(ScenarioResult result) {
+    return section(result, quick, optionsOf(result));
   }
 
   /** The options besides {@code --scenario} and {@code --quick} that shaped this scenario's run. */
