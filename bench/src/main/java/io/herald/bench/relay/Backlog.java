@@ -46,8 +46,11 @@ public final class Backlog {
       "SELECT pg_create_logical_replication_slot(?, 'pgoutput')";
   private static final String DROP_SLOT =
       "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = ?";
-  private static final String SLOT_ACTIVE =
-      "SELECT active FROM pg_replication_slots WHERE slot_name = ?";
+
+  /** True once no session holds the slot, or the slot is gone. */
+  private static final String SLOT_RELEASED =
+      "SELECT NOT coalesce((SELECT active FROM pg_replication_slots WHERE slot_name = ?), false)";
+
   private static final String CURRENT_LSN = "SELECT pg_current_wal_lsn()::text";
   private static final String SLOT_CONFIRMED =
       "SELECT confirmed_flush_lsn >= ?::pg_lsn FROM pg_replication_slots WHERE slot_name = ?";
@@ -110,18 +113,40 @@ public final class Backlog {
    */
   public static void awaitReleased(DataSource dataSource, String slot, Duration timeout)
       throws SQLException, InterruptedException {
+    awaitSlot(dataSource, SLOT_RELEASED, List.of(slot), timeout, "slot " + slot + " released");
+  }
+
+  /**
+   * Waits until {@code slot}'s reader has confirmed everything up to {@code lsn}: a topic's end
+   * offsets are no exact proof that a backlog is drained, since transaction markers take offsets
+   * too and a relay restarted on a slot publishes again what it sent after its last confirmed
+   * position.
+   */
+  public static void awaitConfirmed(
+      DataSource dataSource, String slot, String lsn, Duration timeout)
+      throws SQLException, InterruptedException {
+    awaitSlot(
+        dataSource, SLOT_CONFIRMED, List.of(lsn, slot), timeout, "slot " + slot + " at " + lsn);
+  }
+
+  /** Polls {@code sql}, a one-row boolean about another process's slot, until it is true. */
+  private static void awaitSlot(
+      DataSource dataSource, String sql, List<String> parameters, Duration timeout, String what)
+      throws SQLException, InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     try (Connection connection = dataSource.getConnection();
-        var statement = connection.prepareStatement(SLOT_ACTIVE)) {
-      statement.setString(1, slot);
+        var statement = connection.prepareStatement(sql)) {
+      for (int i = 0; i < parameters.size(); i++) {
+        statement.setString(i + 1, parameters.get(i));
+      }
       while (true) {
         try (ResultSet row = statement.executeQuery()) {
-          if (!row.next() || !row.getBoolean(1)) {
+          if (row.next() && row.getBoolean(1)) {
             return;
           }
         }
         if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("slot " + slot + " still active after " + timeout);
+          throw new IllegalStateException("not " + what + " after " + timeout);
         }
         Thread.sleep(20); // polling the server's view of another process's session
       }
@@ -133,35 +158,6 @@ public final class Backlog {
    * transaction past it ({@link #END_MARK}), so a reader told to stop there sees a message that
    * ends it.
    */
-  /**
-   * Waits until {@code slot}'s reader has confirmed everything up to {@code lsn}: a topic's end
-   * offsets are no exact proof that a backlog is drained, since transaction markers take offsets
-   * too and a relay restarted on a slot publishes again what it sent after its last confirmed
-   * position.
-   */
-  public static void awaitConfirmed(
-      DataSource dataSource, String slot, String lsn, Duration timeout)
-      throws SQLException, InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    try (Connection connection = dataSource.getConnection();
-        var statement = connection.prepareStatement(SLOT_CONFIRMED)) {
-      statement.setString(1, lsn);
-      statement.setString(2, slot);
-      while (true) {
-        try (ResultSet row = statement.executeQuery()) {
-          if (row.next() && row.getBoolean(1)) {
-            return;
-          }
-        }
-        if (System.nanoTime() > deadline) {
-          throw new IllegalStateException(
-              "slot " + slot + " has not confirmed " + lsn + " after " + timeout);
-        }
-        Thread.sleep(50); // polling the server's view of another process's progress
-      }
-    }
-  }
-
   public static String markEnd(DataSource dataSource) throws SQLException {
     try (Connection connection = dataSource.getConnection();
         Statement statement = connection.createStatement()) {

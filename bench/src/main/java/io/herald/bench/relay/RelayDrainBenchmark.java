@@ -201,8 +201,9 @@ public final class RelayDrainBenchmark {
                   busyPercent(boxAtFirst, boxAtDone),
                   Runtime.getRuntime().availableProcessors()));
           if (LATENCY && rowsPerTx == ROWS_PER_TX.get(ROWS_PER_TX.size() - 1)) {
-            // The backlog's count can be reached while the relay still publishes it (what an
-            // earlier relay sent again, counted twice): the live load starts behind it only.
+            // The end offsets can be reached while the relay still publishes the backlog (its
+            // transaction markers, what an earlier relay sent again): the live load starts only
+            // once the slot has confirmed the backlog's end.
             Backlog.awaitConfirmed(
                 fixture.dataSource(), context.slot(), endLsn, Duration.ofMinutes(2));
             report(

@@ -597,14 +597,6 @@ public final class ConsumerConfig extends ProcessConfig {
         v.get(DESTINATION_RATE_LIMIT));
   }
 
-  private static boolean isPositiveInt(String value) {
-    try {
-      return Integer.parseInt(value.strip()) >= 1;
-    } catch (NumberFormatException e) {
-      return false;
-    }
-  }
-
   /** {@code none} (an empty value means "the preset's") says the destination has no such thing. */
   private static Optional<String> noneIsEmpty(String value) {
     return value.equals("none") ? Optional.empty() : Optional.of(value);
@@ -766,7 +758,7 @@ public final class ConsumerConfig extends ProcessConfig {
     }
     // The intake reads it too (its linger stops there), so it must parse before the client does.
     String maxPollRecords = consumer.get("max.poll.records");
-    if (maxPollRecords != null && !isPositiveInt(maxPollRecords)) {
+    if (maxPollRecords != null && !InboxSettings.isRecordsPerPoll(maxPollRecords)) {
       problems.add(
           ConfigProblems.assignment(KAFKA_CONSUMER + "max.poll.records", maxPollRecords)
               + " is not a whole number of at least 1");

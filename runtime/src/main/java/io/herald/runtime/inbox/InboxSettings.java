@@ -70,18 +70,24 @@ public record InboxSettings(
           "maxPollRecords must be at least 1, was " + maxPollRecords);
     }
     String passedThrough = consumerOverrides.get(ConsumerConfig.MAX_POLL_RECORDS_CONFIG);
-    if (maxPollRecords == null && passedThrough != null) {
-      try {
-        if (Integer.parseInt(passedThrough.strip()) < 1) {
-          throw new NumberFormatException();
-        }
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(
-            ConsumerConfig.MAX_POLL_RECORDS_CONFIG
-                + " (passed through) must be a whole number of at least 1, was '"
-                + passedThrough
-                + "'");
-      }
+    if (maxPollRecords == null && passedThrough != null && !isRecordsPerPoll(passedThrough)) {
+      throw new IllegalArgumentException(
+          ConsumerConfig.MAX_POLL_RECORDS_CONFIG
+              + " (passed through) must be a whole number of at least 1, was '"
+              + passedThrough
+              + "'");
+    }
+  }
+
+  /**
+   * Whether a passed-through {@code max.poll.records} is one the loop can count to: a whole number
+   * of at least 1. A process configuration checks it with this too, to name its own key.
+   */
+  public static boolean isRecordsPerPoll(String value) {
+    try {
+      return Integer.parseInt(value.strip()) >= 1;
+    } catch (NumberFormatException e) {
+      return false;
     }
   }
 
