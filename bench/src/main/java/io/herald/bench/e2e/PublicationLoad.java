@@ -3,20 +3,21 @@ package io.herald.bench.e2e;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.herald.bench.suite.Bench;
 import io.herald.bench.suite.Latency;
+import io.herald.bench.suite.PlainHttpClient;
+import io.herald.bench.suite.PlainHttpConnections;
 import io.herald.common.json.Json;
 import io.herald.devstack.simulator.Article;
 import io.herald.devstack.simulator.DestinationSimulator;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -36,6 +37,8 @@ import org.HdrHistogram.Histogram;
 final class PublicationLoad implements AutoCloseable {
 
   static final String DESTINATION = "dest-a";
+
+  private static final String PATH = "/v1/publications";
 
   /**
    * How long one intent is sent again while the writer sheds load (503) before it counts as lost.
@@ -75,16 +78,24 @@ final class PublicationLoad implements AutoCloseable {
       Histogram latencies,
       Histogram lastFifth) {}
 
+  /** One article of this run at the destination: its number within its phase, and when. */
+  private record Arrival(int number, Instant at) {}
+
   private final String run;
-  private final URI writer;
   private final DestinationSimulator simulator;
-  private final HttpClient http =
-      HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .connectTimeout(Duration.ofSeconds(5))
-          .build();
+  private final PlainHttpConnections http;
   private final ExecutorService senders = Executors.newVirtualThreadPerTaskExecutor();
   private final AtomicInteger shed = new AtomicInteger();
+
+  /**
+   * The destination's articles of this run by phase, read from the simulator up to {@link
+   * #readUpTo}: each article is read and parsed once, however often a phase's arrivals are counted
+   * (a copy of every article every 200 ms cost the load generator's CPU, measured beside the
+   * pipeline's, more as the runs' articles piled up).
+   */
+  private final Map<String, List<Arrival>> arrivals = new HashMap<>();
+
+  private int readUpTo;
 
   /**
    * @param run the first part of every article id ({@code b5}): unique to the scenario, since the
@@ -92,8 +103,8 @@ final class PublicationLoad implements AutoCloseable {
    */
   PublicationLoad(String run, URI writer, DestinationSimulator simulator) {
     this.run = run;
-    this.writer = writer;
     this.simulator = simulator;
+    this.http = new PlainHttpConnections(writer.getHost(), writer.getPort());
   }
 
   /** {@code count} intents from {@code clients} clients, each sending its next on an answer. */
@@ -175,11 +186,10 @@ final class PublicationLoad implements AutoCloseable {
   Phase measure(Sent sent, Duration timeout, Bench bench, String id) throws InterruptedException {
     String phase = sent.phase();
     Instant[] intended = sent.intended();
-    String prefix = prefix(phase);
     long deadline = System.nanoTime() + timeout.toNanos();
-    List<Article> arrived;
+    List<Arrival> arrived;
     while (true) {
-      arrived = arrivals(prefix);
+      arrived = arrivals(phase);
       if (arrived.size() >= intended.length) {
         break;
       }
@@ -202,14 +212,14 @@ final class PublicationLoad implements AutoCloseable {
     Histogram lastFifth = Latency.histogram();
     int lastFifthStart = intended.length - intended.length / 5;
     List<Instant> times = new ArrayList<>(arrived.size());
-    for (Article article : arrived) {
-      int n = number(article.body());
-      long nanos = Duration.between(intended[n], article.createdAt()).toNanos();
+    for (Arrival arrival : arrived) {
+      int n = arrival.number();
+      long nanos = Duration.between(intended[n], arrival.at()).toNanos();
       Latency.recordNanos(latencies, nanos);
       if (n >= lastFifthStart) {
         Latency.recordNanos(lastFifth, nanos);
       }
-      times.add(article.createdAt());
+      times.add(arrival.at());
     }
     times.sort(null);
     int lo = times.size() / 10;
@@ -239,10 +249,9 @@ final class PublicationLoad implements AutoCloseable {
     Set<String> ids = new HashSet<>();
     int articles = 0;
     for (String phase : phases) {
-      String prefix = prefix(phase);
-      for (Article article : arrivals(prefix)) {
+      for (Arrival arrival : arrivals(phase)) {
         articles++;
-        ids.add(phase + "-" + number(article.body()));
+        ids.add(phase + "-" + arrival.number());
       }
     }
     return new Arrivals(ids.size(), articles);
@@ -262,35 +271,27 @@ final class PublicationLoad implements AutoCloseable {
             + "\",\"content\":{\"title\":\"Benchmark article "
             + n
             + "\",\"body\":\"An article of about one hundred and twenty bytes.\"}}";
-    HttpRequest post =
-        HttpRequest.newBuilder(writer.resolve("/v1/publications"))
-            .header("Authorization", "Bearer demo-token-" + tenant)
-            .header("Content-Type", "application/json")
-            .timeout(Duration.ofSeconds(30))
-            .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
-            .build();
+    String token = "demo-token-" + tenant;
     long deadline = System.nanoTime() + SHED_RETRY_LIMIT.toNanos();
-    HttpResponse<String> response = http.send(post, HttpResponse.BodyHandlers.ofString());
+    PlainHttpClient.Response response = http.post(PATH, token, body);
     // A 503 is the writer shedding load (its request queue is full): a client sends the same
     // intent again after Retry-After, and its latency keeps counting from the intended moment.
-    while (response.statusCode() == 503 && System.nanoTime() < deadline) {
+    while (response.status() == 503 && System.nanoTime() < deadline) {
       shed.incrementAndGet();
       Thread.sleep(retryAfter(response).toMillis());
-      response = http.send(post, HttpResponse.BodyHandlers.ofString());
+      response = http.post(PATH, token, body);
     }
-    if (response.statusCode() != 201) {
+    if (response.status() != 201) {
       throw new IllegalStateException(
-          "the writer answered " + response.statusCode() + " to " + body + ": " + response.body());
+          "the writer answered " + response.status() + " to " + body + ": " + response.body());
     }
   }
 
   /** The writer's Retry-After in whole seconds, as it sends it; one second without it. */
-  private static Duration retryAfter(HttpResponse<?> response) {
-    return response
-        .headers()
-        .firstValue("Retry-After")
-        .map(seconds -> Duration.ofSeconds(Long.parseLong(seconds.trim())))
-        .orElse(Duration.ofSeconds(1));
+  private static Duration retryAfter(PlainHttpClient.Response response) {
+    return response.retryAfter() == null
+        ? Duration.ofSeconds(1)
+        : Duration.ofSeconds(Long.parseLong(response.retryAfter()));
   }
 
   /** How many sends the writer answered 503 (and were sent again) since this load started. */
@@ -298,25 +299,27 @@ final class PublicationLoad implements AutoCloseable {
     return shed.get();
   }
 
-  private String prefix(String phase) {
-    return "\"articleId\":\"" + run + "-" + phase + "-";
-  }
-
-  private List<Article> arrivals(String prefix) {
-    List<Article> of = new ArrayList<>();
-    for (Article article : simulator.articles()) {
-      if (article.body().contains(prefix)) {
-        of.add(article);
+  /** The arrivals of {@code phase} so far (reading the articles that came since the last call). */
+  private List<Arrival> arrivals(String phase) {
+    List<Article> added = simulator.articlesFrom(readUpTo);
+    readUpTo += added.size();
+    String runPrefix = run + "-";
+    for (Article article : added) {
+      String articleId = articleId(article.body());
+      int last = articleId.lastIndexOf('-');
+      if (articleId.startsWith(runPrefix) && last > runPrefix.length()) {
+        arrivals
+            .computeIfAbsent(articleId.substring(runPrefix.length(), last), p -> new ArrayList<>())
+            .add(new Arrival(Integer.parseInt(articleId.substring(last + 1)), article.createdAt()));
       }
     }
-    return of;
+    return arrivals.getOrDefault(phase, List.of());
   }
 
-  private static int number(String body) {
+  private static String articleId(String body) {
     try {
       JsonNode json = Json.mapper().readTree(body);
-      String articleId = json.path("articleId").asText();
-      return Integer.parseInt(articleId.substring(articleId.lastIndexOf('-') + 1));
+      return json.path("articleId").asText();
     } catch (IOException e) {
       throw new IllegalStateException("unreadable article body: " + body, e);
     }
@@ -325,6 +328,10 @@ final class PublicationLoad implements AutoCloseable {
   @Override
   public void close() {
     senders.shutdownNow();
-    http.close();
+    try {
+      http.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 }

@@ -36,11 +36,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * validation, canonical hash, trace context, one transaction); for the baseline one transaction of
  * the same three statements (job insert with ON CONFLICT, outbox insert, outbox delete) through a
  * pool of the same size, with pre-built parameters. The load is {@link WriterLoad}'s: {@link
- * PlainHttpClient} (one keep-alive connection per client thread), which costs far less CPU than the
- * JDK client on the cores the writer and PostgreSQL share. Both use the default retention
- * (delete-immediately). System properties: {@code bench.seconds} (per point, default 10), {@code
- * bench.warmup} (seconds before each point, default 5; the run starts with a JIT warm-up three
- * times as long), {@code bench.clients} (default 1,8,32).
+ * io.herald.bench.suite.PlainHttpClient} (one keep-alive connection per client thread), which costs
+ * far less CPU than the JDK client on the cores the writer and PostgreSQL share. Both use the
+ * default retention (delete-immediately). System properties: {@code bench.seconds} (per point,
+ * default 10), {@code bench.warmup} (seconds before each point, default 5; the run starts with a
+ * JIT warm-up three times as long), {@code bench.clients} (default 1,8,32).
  */
 public final class WriterBenchmark {
 

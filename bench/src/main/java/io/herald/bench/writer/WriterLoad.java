@@ -1,5 +1,6 @@
 package io.herald.bench.writer;
 
+import io.herald.bench.suite.PlainHttpClient;
 import io.herald.config.ConfigSource;
 import io.herald.devstack.PostgresServer;
 import io.herald.writer.auth.TenantTokens;
@@ -105,7 +106,7 @@ final class WriterLoad {
             + "\",\"revisionId\":\"r-1\",\"destination\":\"dest-a\",\"content\":"
             + CONTENT
             + "}";
-    int status = http.post("/v1/publications", TOKEN, body);
+    int status = http.post("/v1/publications", TOKEN, body).status();
     if (status != 201) {
       throw new IllegalStateException("writer answered " + status);
     }

@@ -112,6 +112,18 @@ final class ArticleStore {
     return List.copyOf(articles);
   }
 
+  synchronized List<Article> from(int index) {
+    if (index > articles.size()) {
+      throw new IllegalStateException(
+          "asked for articles from "
+              + index
+              + " of "
+              + articles.size()
+              + ": the store was cleared");
+    }
+    return List.copyOf(articles.subList(index, articles.size()));
+  }
+
   synchronized void clear() {
     articles.clear();
     byIdempotencyKey.clear();

@@ -257,6 +257,17 @@ public final class DestinationSimulator implements AutoCloseable {
   }
 
   /**
+   * The articles from the {@code index}-th on, in creation order: a reader that keeps count reads
+   * each article once, where {@link #articles()} copies them all (a load that polls its arrivals).
+   *
+   * @throws IllegalStateException if fewer than {@code index} articles are held ({@link #reset()}
+   *     forgot them since)
+   */
+  public List<Article> articlesFrom(int index) {
+    return store.from(index);
+  }
+
+  /**
    * The last {@value #RECEIVED_KEPT} requests received at article paths (creates and lookups,
    * refused ones too), oldest first, with the headers they carried.
    */

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -46,6 +47,21 @@ class DestinationSimulatorTest {
     assertEquals(first.body(), second.body());
     assertEquals(1, simulator.articleCount("ref-1"));
     assertEquals(2, simulator.createRequests("key-1"));
+  }
+
+  @Test
+  void shouldListTheArticlesFromAnIndexAndRefuseAnIndexPastAReset() throws Exception {
+    simulator = DestinationSimulator.start(Behaviour.cooperative());
+    post("key-1", BODY, Duration.ofSeconds(5));
+    post("key-2", BODY.replace("ref-1", "ref-2"), Duration.ofSeconds(5));
+    post("key-3", BODY.replace("ref-1", "ref-3"), Duration.ofSeconds(5));
+
+    assertEquals(
+        List.of("ref-2", "ref-3"),
+        simulator.articlesFrom(1).stream().map(Article::externalReference).toList());
+    assertEquals(List.of(), simulator.articlesFrom(3));
+    simulator.reset();
+    assertThrows(IllegalStateException.class, () -> simulator.articlesFrom(1));
   }
 
   @Test

@@ -1,4 +1,4 @@
-package io.herald.bench.writer;
+package io.herald.bench.suite;
 
 import java.io.BufferedInputStream;
 import java.io.IOException;
@@ -8,13 +8,21 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 
 /**
- * A minimal blocking HTTP/1.1 client over one keep-alive connection, for the benchmark's load
- * generator: the JDK client spends more CPU per request than the writer does, and on a small
+ * A minimal blocking HTTP/1.1 client over one keep-alive connection, for the benchmarks' load
+ * generators: the JDK client spends more CPU per request than the writer does, and on a small
  * machine the generator competes with the server for the same cores (as wrk would, far less).
  * Understands exactly what the writer sends back: a status line, headers, a Content-Length body.
- * Not thread-safe: one per client thread.
+ * Not thread-safe: one per client thread, or one per send taken from a {@link PlainHttpConnections}
+ * pool.
  */
-final class PlainHttpClient implements AutoCloseable {
+public final class PlainHttpClient implements AutoCloseable {
+
+  /**
+   * One answer.
+   *
+   * @param retryAfter the {@code Retry-After} header as sent, null without one
+   */
+  public record Response(int status, String retryAfter, String body) {}
 
   private final String host;
   private final int port;
@@ -22,13 +30,13 @@ final class PlainHttpClient implements AutoCloseable {
   private OutputStream out;
   private InputStream in;
 
-  PlainHttpClient(String host, int port) {
+  public PlainHttpClient(String host, int port) {
     this.host = host;
     this.port = port;
   }
 
-  /** POSTs {@code json} and returns the status code (the body is read and dropped). */
-  int post(String path, String token, String json) throws IOException {
+  /** POSTs {@code json} with a bearer {@code token} and reads the whole answer. */
+  public Response post(String path, String token, String json) throws IOException {
     byte[] body = json.getBytes(StandardCharsets.UTF_8);
     String head =
         "POST "
@@ -47,6 +55,11 @@ final class PlainHttpClient implements AutoCloseable {
     return readResponse();
   }
 
+  /** Whether the connection is open (the server may have asked to close it). */
+  boolean isOpen() {
+    return socket != null;
+  }
+
   private void connect() throws IOException {
     if (socket == null) {
       socket = new Socket(host, port);
@@ -56,11 +69,12 @@ final class PlainHttpClient implements AutoCloseable {
     }
   }
 
-  private int readResponse() throws IOException {
+  private Response readResponse() throws IOException {
     String status = line();
     int code = Integer.parseInt(status.substring(9, 12));
     int length = 0;
     boolean close = false;
+    String retryAfter = null;
     for (String header = line(); !header.isEmpty(); header = line()) {
       int colon = header.indexOf(':');
       String name = header.substring(0, colon).trim();
@@ -69,13 +83,15 @@ final class PlainHttpClient implements AutoCloseable {
         length = Integer.parseInt(value);
       } else if (name.equalsIgnoreCase("Connection") && value.equalsIgnoreCase("close")) {
         close = true;
+      } else if (name.equalsIgnoreCase("Retry-After")) {
+        retryAfter = value;
       }
     }
-    in.readNBytes(length);
+    String body = new String(in.readNBytes(length), StandardCharsets.UTF_8);
     if (close) {
       close();
     }
-    return code;
+    return new Response(code, retryAfter, body);
   }
 
   private String line() throws IOException {
