@@ -13,6 +13,9 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -212,12 +215,18 @@ final class PublicationLoad implements AutoCloseable {
     Histogram lastFifth = Latency.histogram();
     int lastFifthStart = intended.length - intended.length / 5;
     List<Instant> times = new ArrayList<>(arrived.size());
+    int slowest = 0;
+    long slowestNanos = 0;
     for (Arrival arrival : arrived) {
       int n = arrival.number();
       long nanos = Duration.between(intended[n], arrival.at()).toNanos();
       Latency.recordNanos(latencies, nanos);
       if (n >= lastFifthStart) {
         Latency.recordNanos(lastFifth, nanos);
+      }
+      if (nanos > slowestNanos) {
+        slowest = n;
+        slowestNanos = nanos;
       }
       times.add(arrival.at());
     }
@@ -233,7 +242,16 @@ final class PublicationLoad implements AutoCloseable {
         times.stream().filter(t -> !t.isBefore(windowStart) && !t.isAfter(sent.sendEnd())).count();
     double windowSeconds = Duration.between(windowStart, sent.sendEnd()).toNanos() / 1e9;
     double whileSending = windowSeconds > 0 ? inWindow / windowSeconds : sustained;
-    bench.progress(id, phase + ": " + arrived.size() + " published", true);
+    // When the slowest intent was due: a stall's moment, to find it in the processes' logs.
+    bench.progress(
+        id,
+        String.format(
+            "%s: %d published; the slowest took %d ms, due at %s",
+            phase,
+            arrived.size(),
+            slowestNanos / 1_000_000,
+            LocalTime.ofInstant(intended[slowest], ZoneOffset.UTC).truncatedTo(ChronoUnit.MILLIS)),
+        true);
     return new Phase(
         intended.length, sent.offeredRate(), sustained, whileSending, latencies, lastFifth);
   }

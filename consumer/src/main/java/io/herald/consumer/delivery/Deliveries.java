@@ -130,9 +130,25 @@ public final class Deliveries implements DeliveryQueue {
    * holder's). {@code released_later}: the delivery became final while a later one of its article
    * and destination is open (one probe of {@code ix_delivery_open_per_article}); the row's own old
    * version, still open in the statement's snapshot, is not later than itself.
+   *
+   * <p>The rows are locked in id order first ({@code locked}), as {@link #RENEW_LEASES} locks them:
+   * the lease keeper renews the same instance's calls in flight, several at once, and two
+   * statements that lock an overlapping set of rows in different orders (each in its array's order)
+   * deadlock, which PostgreSQL breaks only after {@code deadlock_timeout} (1 s), stalling every
+   * result meanwhile (B5 at 1,000 publications/s).
    */
   private static final String COMPLETE_ALL =
       """
+      WITH c AS (
+        SELECT * FROM unnest(?::uuid[], ?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[],
+                             ?::bigint[], ?::boolean[])
+                   AS c(id, token, expected, state, remote_id, last_error, retry_ms,
+                        restarts_window)),
+      locked AS (
+        SELECT d.id, d.claim_token FROM consumer.delivery d
+          JOIN c ON d.id = c.id AND d.claim_token = c.token AND d.state = c.expected
+         ORDER BY d.id
+           FOR UPDATE OF d)
       UPDATE consumer.delivery d
          SET state = c.state,
              remote_id = COALESCE(c.remote_id, d.remote_id),
@@ -144,9 +160,7 @@ public final class Deliveries implements DeliveryQueue {
              claim_owner = NULL,
              lease_until = NULL,
              updated_at = now()
-        FROM unnest(?::uuid[], ?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[],
-                    ?::bigint[], ?::boolean[])
-             AS c(id, token, expected, state, remote_id, last_error, retry_ms, restarts_window)
+        FROM c JOIN locked ON locked.id = c.id AND locked.claim_token = c.token
        WHERE d.id = c.id AND d.claim_token = c.token AND d.state = c.expected
       RETURNING d.claim_token,
                 c.state IN ('PUBLISHED', 'FAILED', 'ABANDONED') AND EXISTS (
@@ -182,18 +196,25 @@ public final class Deliveries implements DeliveryQueue {
    * A claim holder's heartbeat: extends the leases of its calls still in flight, each only while
    * its token is current and its lease has not ended (fencing: an expired claim may already be
    * reconciled as uncertain by another instance, so it is never revived). Touches neither the state
-   * nor {@code updated_at}: a renewal is not a transition.
+   * nor {@code updated_at}: a renewal is not a transition. Locks its rows in id order, as {@link
+   * #COMPLETE_ALL} does (why: there); a row whose claim ended while this waited for its lock is
+   * checked again under the lock and left out.
    */
   static final String RENEW_LEASES =
       """
+      WITH held AS (
+        SELECT d.id FROM consumer.delivery d
+          JOIN unnest(?::uuid[], ?::bigint[]) AS h(id, token)
+            ON d.id = h.id AND d.claim_token = h.token
+         WHERE d.claim_owner = ?
+           AND d.state = 'DISPATCHING'
+           AND d.lease_until >= now()
+         ORDER BY d.id
+           FOR UPDATE OF d)
       UPDATE consumer.delivery d
          SET lease_until = now() + ? * interval '1 millisecond'
-        FROM unnest(?::uuid[], ?::bigint[]) AS held(id, token)
+        FROM held
        WHERE d.id = held.id
-         AND d.claim_token = held.token
-         AND d.claim_owner = ?
-         AND d.state = 'DISPATCHING'
-         AND d.lease_until >= now()
       RETURNING d.id
       """;
 
@@ -650,10 +671,10 @@ public final class Deliveries implements DeliveryQueue {
         connection -> {
           Set<UUID> renewed = new HashSet<>();
           try (PreparedStatement update = connection.prepareStatement(RENEW_LEASES)) {
-            update.setLong(1, horizon.toMillis());
-            update.setArray(2, connection.createArrayOf("uuid", tokens.keySet().toArray()));
-            update.setArray(3, connection.createArrayOf("bigint", tokens.values().toArray()));
-            update.setString(4, owner);
+            update.setArray(1, connection.createArrayOf("uuid", tokens.keySet().toArray()));
+            update.setArray(2, connection.createArrayOf("bigint", tokens.values().toArray()));
+            update.setString(3, owner);
+            update.setLong(4, horizon.toMillis());
             try (ResultSet rows = update.executeQuery()) {
               while (rows.next()) {
                 renewed.add(rows.getObject(1, UUID.class));
