@@ -274,6 +274,20 @@ class DispatcherTest {
   }
 
   @Test
+  void shouldCallTheNextDeliveryWhileTheLastResultOfTheLaneIsBeingRecorded() {
+    FakeDestination oneAtATime = new FakeDestination("busy", 1, Duration.ZERO);
+    queue.recordingGate = new CountDownLatch(1);
+
+    dispatchBacklog(2, Map.of("busy", oneAtATime), settings(Duration.ofMillis(20), 4));
+
+    // One call at a time, and the first result's recording held: the second call goes anyway.
+    await().atMost(Duration.ofSeconds(10)).until(() -> oneAtATime.published.size() == 2);
+    assertTrue(queue.completed.isEmpty(), "no result recorded yet");
+    queue.recordingGate.countDown();
+    await().atMost(Duration.ofSeconds(10)).until(() -> queue.completed.size() == 2);
+  }
+
+  @Test
   void shouldClaimAsSoonAsAPermitIsFreeForALaneOfFourOrFewer() {
     assertEquals(1, Dispatcher.claimBatch(1));
     assertEquals(1, Dispatcher.claimBatch(4));
