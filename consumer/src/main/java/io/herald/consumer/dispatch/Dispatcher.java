@@ -412,9 +412,12 @@ public final class Dispatcher implements AutoCloseable {
       slot.free();
       leases.release(held);
       globalPermits.release();
-      // A result that released a later delivery this one held back: work for the lane now.
+      // The pool's place is free too: a loop that found every worker busy recording looks again.
+      // A result that released a later delivery this one held back is work for the lane now.
       if (releasedLater) {
         wake(lane);
+      } else {
+        signal();
       }
     }
   }

@@ -288,6 +288,17 @@ class DispatcherTest {
   }
 
   @Test
+  void shouldClaimAgainAsSoonAsAWorkerOfAFullPoolHasRecordedItsResult() {
+    FakeDestination busy = new FakeDestination("busy", 4, Duration.ZERO);
+
+    // One worker in the pool and a poll interval of a minute: each next claim waits for the
+    // worker's recording to end, and only its end can wake the loop in time.
+    dispatchBacklog(10, Map.of("busy", busy), settings(Duration.ofMinutes(1), 1));
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> queue.completed.size() == 10);
+  }
+
+  @Test
   void shouldClaimAsSoonAsAPermitIsFreeForALaneOfFourOrFewer() {
     assertEquals(1, Dispatcher.claimBatch(1));
     assertEquals(1, Dispatcher.claimBatch(4));
