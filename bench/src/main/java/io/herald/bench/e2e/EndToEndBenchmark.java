@@ -289,6 +289,12 @@ public final class EndToEndBenchmark implements Scenario {
                   + " sends were answered 503 by the writer (shedding load) and sent again after"
                   + " its Retry-After; their latency counts from the first intended moment");
         }
+        if (load.resent() > 0) {
+          notes.add(
+              load.resent()
+                  + " sends failed on their connection (reset) and were sent again on a new one;"
+                  + " their latency counts from the first intended moment");
+        }
         notes.add(
             "CPU ms/publication: every process's CPU (writer, relay, consumer, PostgreSQL, Kafka)"
                 + " from a quiet pipeline until it is quiet again after the phase (the status view's"
