@@ -97,7 +97,9 @@ public final class WriterConfig extends ProcessConfig {
                   "writer.http.max-queued-requests",
                   ConfigType.INT,
                   256,
-                  "Requests that may wait (without a thread) for one of the concurrent slots; beyond that 503.")
+                  "Requests that may wait (without a thread) for one of the concurrent slots; beyond that 503."
+                      + " With the concurrent requests it also sizes the queue of connections not yet"
+                      + " accepted.")
               .validatedBy(Validator.between(0, 100_000)));
   public static final ConfigKey<Duration> HTTP_QUEUE_TIMEOUT =
       KEYS.define(

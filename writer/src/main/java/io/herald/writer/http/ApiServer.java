@@ -80,6 +80,12 @@ public final class ApiServer implements AutoCloseable {
     connector.setHost(settings.host());
     connector.setPort(settings.port());
     connector.setIdleTimeout(settings.readTimeout().toMillis());
+    // The kernel's queue of connections not yet accepted, as long as the requests the writer may
+    // hold: Jetty's default leaves the JVM's 50, and a burst of new connections beyond it (clients
+    // opening one per request while the writer is busy) has its SYNs dropped, each retried by the
+    // client only after a second (B5: one-second stalls at 800 intents/s, the kernel's
+    // ListenOverflows counting them).
+    connector.setAcceptQueueSize(settings.maxConcurrentRequests() + settings.maxQueuedRequests());
     server.addConnector(connector);
 
     QoSHandler limiter = new QoSHandler(api);
