@@ -11,9 +11,11 @@ import io.herald.common.id.UuidV7;
 import io.herald.common.json.Json;
 import io.herald.config.ConfigSource;
 import io.herald.consumer.config.ConsumerConfig;
+import io.herald.consumer.delivery.Deliveries;
 import io.herald.consumer.delivery.DeliveryState;
 import io.herald.consumer.delivery.DeliveryView;
 import io.herald.consumer.delivery.DeliveryViews;
+import io.herald.consumer.delivery.StatusEvents;
 import io.herald.devstack.StackContext;
 import io.herald.devstack.simulator.Behaviour;
 import io.herald.devstack.simulator.DestinationSimulator;
@@ -31,6 +33,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -146,6 +149,20 @@ public final class TestKit implements AutoCloseable {
         HeraldConsumer.start(ConsumerConfig.from(ConfigSource.of(properties, Map.of())));
     resources.add(consumer);
     return consumer;
+  }
+
+  /**
+   * The consumer's schema migrated in the stack's database, and the delivery store over it, for
+   * tests of the statements themselves.
+   */
+  public static Deliveries migratedDeliveries(StackContext stack) {
+    SchemaMigrator.migrate(
+        stack.dataSource(),
+        HeraldSchema.CONSUMER,
+        new CaptureSettings(stack.publication(), stack.slot()));
+    return new Deliveries(
+        stack.dataSource(),
+        new StatusEvents(Clock.systemUTC(), UuidV7.system(), Duration.ofDays(1)));
   }
 
   public static PublicationRequested request(PublicationKey key, String title) {

@@ -426,10 +426,10 @@ public final class Dispatcher implements AutoCloseable {
    * A call's place in its lane's concurrency, freed as soon as the call is over, before its result
    * is recorded: the lane's {@code concurrency} bounds the calls at the destination, and recording
    * (a database transaction, in a group) need not keep the next call waiting. Before, each call of
-   * a lane waited for the previous result's recording as well as its claim: with 4 calls in flight
-   * against a 50 ms destination on a busy box, a fifth of the lane's time (B6). The worker keeps
-   * its place in the pool ({@code globalPermits}) until the result is recorded, so the results
-   * waiting to be recorded stay bounded by the pool.
+   * a lane waited for the previous result's recording as well as its claim (B6, 4 instances of 4
+   * calls in flight against a 50 ms destination: 244 deliveries/s before, 268 after). The worker
+   * keeps its place in the pool ({@code globalPermits}) until the result is recorded, so the
+   * results waiting to be recorded stay bounded by the pool.
    */
   private final class CallSlot {
     private final Lane lane;

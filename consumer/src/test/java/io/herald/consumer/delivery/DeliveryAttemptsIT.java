@@ -8,7 +8,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.herald.common.event.PublicationKey;
 import io.herald.common.event.PublicationRequested;
 import io.herald.common.id.UuidV7;
-import io.herald.common.json.Json;
+import io.herald.consumer.TestKit;
 import io.herald.consumer.metrics.ConsumerMetrics;
 import io.herald.consumer.retention.RetentionPurger;
 import io.herald.consumer.retention.RetentionSettings;
@@ -17,9 +17,6 @@ import io.herald.devstack.StackContext;
 import io.herald.runtime.db.DatabaseConfig;
 import io.herald.runtime.db.Databases;
 import io.herald.runtime.db.Transactions;
-import io.herald.schema.CaptureSettings;
-import io.herald.schema.HeraldSchema;
-import io.herald.schema.SchemaMigrator;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -27,7 +24,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -51,11 +47,7 @@ class DeliveryAttemptsIT {
   @BeforeEach
   void migrate(StackContext stack) {
     dataSource = stack.dataSource();
-    SchemaMigrator.migrate(
-        dataSource, HeraldSchema.CONSUMER, new CaptureSettings(stack.publication(), stack.slot()));
-    deliveries =
-        new Deliveries(
-            dataSource, new StatusEvents(Clock.systemUTC(), UuidV7.system(), Duration.ofDays(1)));
+    deliveries = TestKit.migratedDeliveries(stack);
   }
 
   @Test
@@ -339,13 +331,8 @@ class DeliveryAttemptsIT {
 
   private UUID create(String articleId, String revisionId) throws SQLException {
     // Each test its own destination (named after the article): claims never cross tests.
-    PublicationKey key = new PublicationKey("t1", articleId, revisionId, articleId);
     PublicationRequested request =
-        PublicationRequested.of(
-            UUID.randomUUID(),
-            key,
-            Json.mapper().createObjectNode().put("title", "T"),
-            Instant.now());
+        TestKit.request(new PublicationKey("t1", articleId, revisionId, articleId), "T");
     UUID id = UuidV7.system().get();
     Transactions.inTransaction(
         dataSource,

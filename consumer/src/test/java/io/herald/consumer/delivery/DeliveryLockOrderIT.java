@@ -4,22 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.herald.common.event.PublicationKey;
-import io.herald.common.event.PublicationRequested;
 import io.herald.common.id.UuidV7;
-import io.herald.common.json.Json;
+import io.herald.consumer.TestKit;
 import io.herald.devstack.HeraldIntegrationTest;
 import io.herald.devstack.StackContext;
 import io.herald.runtime.db.Transactions;
-import io.herald.schema.CaptureSettings;
-import io.herald.schema.HeraldSchema;
-import io.herald.schema.SchemaMigrator;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -54,11 +48,7 @@ class DeliveryLockOrderIT {
   @BeforeEach
   void migrate(StackContext stack) {
     dataSource = stack.dataSource();
-    SchemaMigrator.migrate(
-        dataSource, HeraldSchema.CONSUMER, new CaptureSettings(stack.publication(), stack.slot()));
-    deliveries =
-        new Deliveries(
-            dataSource, new StatusEvents(Clock.systemUTC(), UuidV7.system(), Duration.ofDays(1)));
+    deliveries = TestKit.migratedDeliveries(stack);
   }
 
   @AfterEach
@@ -193,13 +183,8 @@ class DeliveryLockOrderIT {
   }
 
   private static NewDelivery newDelivery(PublicationKey key) {
-    PublicationRequested request =
-        PublicationRequested.of(
-            UUID.randomUUID(),
-            key,
-            Json.mapper().createObjectNode().put("title", "T"),
-            Instant.now());
-    return new NewDelivery(UuidV7.system().get(), UUID.randomUUID(), request, null, null);
+    return new NewDelivery(
+        UuidV7.system().get(), UUID.randomUUID(), TestKit.request(key, "T"), null, null);
   }
 
   /** A new delivery to its own destination (named after the article). */

@@ -8,21 +8,15 @@ import io.herald.common.event.PublicationKey;
 import io.herald.common.event.PublicationRequested;
 import io.herald.common.id.UuidV7;
 import io.herald.common.json.Json;
-import io.herald.consumer.delivery.Deliveries;
+import io.herald.consumer.TestKit;
 import io.herald.consumer.delivery.DeliveryState;
 import io.herald.consumer.delivery.IntakeResult;
-import io.herald.consumer.delivery.StatusEvents;
 import io.herald.devstack.HeraldIntegrationTest;
 import io.herald.devstack.StackContext;
-import io.herald.schema.CaptureSettings;
-import io.herald.schema.HeraldSchema;
-import io.herald.schema.SchemaMigrator;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,12 +39,7 @@ class IntakeIT {
   @BeforeEach
   void migrate(StackContext stack) {
     dataSource = stack.dataSource();
-    SchemaMigrator.migrate(
-        dataSource, HeraldSchema.CONSUMER, new CaptureSettings(stack.publication(), stack.slot()));
-    Deliveries deliveries =
-        new Deliveries(
-            dataSource, new StatusEvents(Clock.systemUTC(), UuidV7.system(), Duration.ofDays(1)));
-    intake = new Intake(deliveries, UuidV7.system(), Set.of("dest-a"));
+    intake = new Intake(TestKit.migratedDeliveries(stack), UuidV7.system(), Set.of("dest-a"));
   }
 
   @Test
