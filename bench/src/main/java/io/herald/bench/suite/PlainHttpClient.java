@@ -12,8 +12,7 @@ import java.nio.charset.StandardCharsets;
  * generators: the JDK client spends more CPU per request than the writer does, and on a small
  * machine the generator competes with the server for the same cores (as wrk would, far less).
  * Understands exactly what the writer sends back: a status line, headers, a Content-Length body.
- * Not thread-safe: one per client thread, or one per send taken from a {@link PlainHttpConnections}
- * pool.
+ * Not thread-safe: one per send at a time, taken from a {@link PlainHttpConnections} pool.
  */
 public final class PlainHttpClient implements AutoCloseable {
 

@@ -1,5 +1,6 @@
 package io.herald.bench.writer;
 
+import io.herald.bench.suite.PlainHttpConnections;
 import io.herald.devstack.HeraldStack;
 import io.herald.devstack.PostgresServer;
 import io.herald.writer.WriterProcess;
@@ -58,12 +59,12 @@ public final class OutboxRetentionBenchmark {
       }
       String runId = UUID.randomUUID().toString().substring(0, 8);
       for (int w = 0; w < writers.size(); w++) {
-        WriterLoad.Clients http = new WriterLoad.Clients(writers.get(w).apiPort());
+        PlainHttpConnections http = WriterLoad.connections(writers.get(w).apiPort());
         String prefix = runId + "-warm-" + w;
         WriterLoad.run(
             Arrays.stream(clientCounts).max().orElse(1),
             Duration.ofSeconds(3L * warmup),
-            seq -> WriterLoad.post(http.get(), prefix, seq),
+            seq -> WriterLoad.post(http, prefix, seq),
             new AtomicLong(),
             null);
       }
@@ -71,17 +72,13 @@ public final class OutboxRetentionBenchmark {
         for (int clients : clientCounts) {
           for (int w = 0; w < writers.size(); w++) {
             String mode = MODES.get(w);
-            WriterLoad.Clients http = new WriterLoad.Clients(writers.get(w).apiPort());
+            PlainHttpConnections http = WriterLoad.connections(writers.get(w).apiPort());
             String prefix = runId + "-" + round + "-" + clients + "-" + w;
             results
                 .computeIfAbsent(mode + "@" + clients, k -> new ArrayList<>())
                 .add(
                     WriterLoad.measure(
-                        mode,
-                        clients,
-                        warmup,
-                        seconds,
-                        seq -> WriterLoad.post(http.get(), prefix, seq)));
+                        mode, clients, warmup, seconds, seq -> WriterLoad.post(http, prefix, seq)));
           }
         }
       }

@@ -1,6 +1,7 @@
 package io.herald.bench.writer;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.herald.bench.suite.PlainHttpConnections;
 import io.herald.common.event.EventTypes;
 import io.herald.common.event.PublicationKey;
 import io.herald.devstack.HeraldStack;
@@ -36,11 +37,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * validation, canonical hash, trace context, one transaction); for the baseline one transaction of
  * the same three statements (job insert with ON CONFLICT, outbox insert, outbox delete) through a
  * pool of the same size, with pre-built parameters. The load is {@link WriterLoad}'s: {@link
- * io.herald.bench.suite.PlainHttpClient} (one keep-alive connection per client thread), which costs
- * far less CPU than the JDK client on the cores the writer and PostgreSQL share. Both use the
- * default retention (delete-immediately). System properties: {@code bench.seconds} (per point,
- * default 10), {@code bench.warmup} (seconds before each point, default 5; the run starts with a
- * JIT warm-up three times as long), {@code bench.clients} (default 1,8,32).
+ * io.herald.bench.suite.PlainHttpConnections} (a keep-alive connection per client thread at once),
+ * which costs far less CPU than the JDK client on the cores the writer and PostgreSQL share. Both
+ * use the default retention (delete-immediately). System properties: {@code bench.seconds} (per
+ * point, default 10), {@code bench.warmup} (seconds before each point, default 5; the run starts
+ * with a JIT warm-up three times as long), {@code bench.clients} (default 1,8,32).
  */
 public final class WriterBenchmark {
 
@@ -76,8 +77,8 @@ public final class WriterBenchmark {
     try (WriterProcess writer = WriterProcess.start(config);
         HikariDataSource raw =
             Databases.pool("bench-raw", config.database(), new SimpleMeterRegistry())) {
-      // One keep-alive connection per client thread, like a connection-pooling client.
-      WriterLoad.Clients http = new WriterLoad.Clients(writer.apiPort());
+      // Keep-alive connections, one per client thread at once, like a connection-pooling client.
+      PlainHttpConnections http = WriterLoad.connections(writer.apiPort());
       String runId = UUID.randomUUID().toString().substring(0, 8);
       // JIT warm-up of both paths before any point is measured; without it the first point (one
       // client) measured the compiler, not the writer.
@@ -86,7 +87,7 @@ public final class WriterBenchmark {
       WriterLoad.run(
           most,
           Duration.ofSeconds(3L * warmup),
-          seq -> WriterLoad.post(http.get(), runId + "-warm", seq),
+          seq -> WriterLoad.post(http, runId + "-warm", seq),
           warmups,
           null);
       WriterLoad.run(
@@ -103,7 +104,7 @@ public final class WriterBenchmark {
                 clients,
                 warmup,
                 seconds,
-                seq -> WriterLoad.post(http.get(), prefix, seq)));
+                seq -> WriterLoad.post(http, prefix, seq)));
         results.add(
             WriterLoad.measure(
                 "raw JDBC", clients, warmup, seconds, seq -> rawInsert(raw, prefix, seq)));

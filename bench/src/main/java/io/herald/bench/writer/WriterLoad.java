@@ -1,6 +1,6 @@
 package io.herald.bench.writer;
 
-import io.herald.bench.suite.PlainHttpClient;
+import io.herald.bench.suite.PlainHttpConnections;
 import io.herald.config.ConfigSource;
 import io.herald.devstack.PostgresServer;
 import io.herald.writer.auth.TenantTokens;
@@ -26,9 +26,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The writer benchmarks' one load mechanism: an in-process writer's configuration on a database of
  * the dev stack's PostgreSQL, closed-loop client threads that each POST a new publication intent as
- * soon as the last one is answered ({@link PlainHttpClient}, one keep-alive connection per thread),
- * and a measured point's rate, latency percentiles and JVM CPU per operation. Used by {@link
- * WriterBenchmark}, {@link OutboxRetentionBenchmark} and the suite's B3 and B4.
+ * soon as the last one is answered ({@link PlainHttpConnections}: keep-alive connections, one per
+ * thread busy at once), and a measured point's rate, latency percentiles and JVM CPU per operation.
+ * Used by {@link WriterBenchmark}, {@link OutboxRetentionBenchmark} and the suite's B3 and B4.
  */
 final class WriterLoad {
 
@@ -83,21 +83,13 @@ final class WriterLoad {
     return WriterConfig.from(ConfigSource.of(properties, Map.of()));
   }
 
-  /** One keep-alive client per thread, for one writer. */
-  static final class Clients {
-    private final ThreadLocal<PlainHttpClient> clients;
-
-    Clients(int port) {
-      clients = ThreadLocal.withInitial(() -> new PlainHttpClient("127.0.0.1", port));
-    }
-
-    PlainHttpClient get() {
-      return clients.get();
-    }
+  /** Keep-alive connections to one writer, shared by the load's client threads. */
+  static PlainHttpConnections connections(int port) {
+    return new PlainHttpConnections("127.0.0.1", port);
   }
 
   /** POSTs a new intent (article {@code w-<prefix>-<seq>}); anything but 201 is an error. */
-  static void post(PlainHttpClient http, String prefix, long seq) throws Exception {
+  static void post(PlainHttpConnections http, String prefix, long seq) throws Exception {
     String body =
         "{\"articleId\":\"w-"
             + prefix

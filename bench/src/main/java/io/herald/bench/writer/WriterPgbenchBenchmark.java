@@ -3,6 +3,7 @@ package io.herald.bench.writer;
 import io.herald.bench.suite.Bench;
 import io.herald.bench.suite.Charts;
 import io.herald.bench.suite.Pgbench;
+import io.herald.bench.suite.PlainHttpConnections;
 import io.herald.bench.suite.ProcessGroup;
 import io.herald.bench.suite.ProcessStats;
 import io.herald.bench.suite.Scenario;
@@ -117,12 +118,12 @@ public final class WriterPgbenchBenchmark implements Scenario {
                     "writer.status.enabled", "false")))) {
       // Neither side is captured: B3 measures what the slot costs.
       WriterLoad.dropSlot(postgres, stack.database(), stack.slot());
-      WriterLoad.Clients http = new WriterLoad.Clients(writer.apiPort());
+      PlainHttpConnections http = WriterLoad.connections(writer.apiPort());
       bench.progress(id(), "writer up; JIT warm-up " + jitWarmup + " s", true);
       WriterLoad.run(
           CLIENTS,
           Duration.ofSeconds(jitWarmup),
-          seq -> WriterLoad.post(http.get(), runId + "-warm", seq),
+          seq -> WriterLoad.post(http, runId + "-warm", seq),
           new AtomicLong(),
           null);
       ProcessGroup processes =
@@ -143,7 +144,7 @@ public final class WriterPgbenchBenchmark implements Scenario {
             WriterLoad.run(
                 CLIENTS,
                 Duration.ofSeconds(warmup),
-                seq -> WriterLoad.post(http.get(), prefix + "-w", seq),
+                seq -> WriterLoad.post(http, prefix + "-w", seq),
                 new AtomicLong(),
                 null);
             Map<String, ProcessStats.Sample> before = processes.sample();
@@ -153,7 +154,7 @@ public final class WriterPgbenchBenchmark implements Scenario {
                     CLIENTS,
                     0,
                     seconds,
-                    seq -> WriterLoad.post(http.get(), prefix, seq));
+                    seq -> WriterLoad.post(http, prefix, seq));
             Map<String, ProcessStats.Sample> after = processes.sample();
             writerResults.add(result);
             writerOps += result.ops();

@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.herald.bench.suite.Bench;
 import io.herald.bench.suite.Charts;
+import io.herald.bench.suite.PlainHttpConnections;
 import io.herald.bench.suite.ProcessGroup;
 import io.herald.bench.suite.ProcessStats;
 import io.herald.bench.suite.Scenario;
@@ -100,11 +101,11 @@ public final class WriterSlotBenchmark implements Scenario {
       String runId = UUID.randomUUID().toString().substring(0, 8);
       for (Map.Entry<String, WriterProcess> writer : writers.entrySet()) {
         bench.progress(id(), "JIT warm-up of " + writer.getKey() + ", " + jitWarmup + " s", true);
-        WriterLoad.Clients http = new WriterLoad.Clients(writer.getValue().apiPort());
+        PlainHttpConnections http = WriterLoad.connections(writer.getValue().apiPort());
         WriterLoad.run(
             CLIENTS,
             Duration.ofSeconds(jitWarmup),
-            seq -> WriterLoad.post(http.get(), runId + "-warm", seq),
+            seq -> WriterLoad.post(http, runId + "-warm", seq),
             new AtomicLong(),
             null);
       }
@@ -120,12 +121,12 @@ public final class WriterSlotBenchmark implements Scenario {
         }
         for (String side : order) {
           bench.progress(id(), "round " + round + "/" + rounds + ": " + side, true);
-          WriterLoad.Clients http = new WriterLoad.Clients(writers.get(side).apiPort());
+          PlainHttpConnections http = WriterLoad.connections(writers.get(side).apiPort());
           String prefix = runId + "-" + round + "-" + (side.equals(CAPTURED) ? "c" : "p");
           WriterLoad.run(
               CLIENTS,
               Duration.ofSeconds(warmup),
-              seq -> WriterLoad.post(http.get(), prefix + "-w", seq),
+              seq -> WriterLoad.post(http, prefix + "-w", seq),
               new AtomicLong(),
               null);
           if (side.equals(CAPTURED)) {
@@ -135,7 +136,7 @@ public final class WriterSlotBenchmark implements Scenario {
           Map<String, ProcessStats.Sample> before = processes.sample();
           WriterLoad.Result result =
               WriterLoad.measure(
-                  side, CLIENTS, 0, seconds, seq -> WriterLoad.post(http.get(), prefix, seq));
+                  side, CLIENTS, 0, seconds, seq -> WriterLoad.post(http, prefix, seq));
           if (side.equals(CAPTURED)) {
             awaitCaughtUp(relay, captured, bench);
           }

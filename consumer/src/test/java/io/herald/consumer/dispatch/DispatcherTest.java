@@ -288,6 +288,22 @@ class DispatcherTest {
   }
 
   @Test
+  void shouldMakeNoMoreCallsWhileEveryWorkerOfThePoolWaitsToRecordItsResult() {
+    FakeDestination busy = new FakeDestination("busy", 4, Duration.ZERO);
+    queue.recordingGate = new CountDownLatch(1);
+
+    // Four calls allowed at once, but two workers: results waiting to be recorded hold them.
+    dispatchBacklog(6, Map.of("busy", busy), settings(Duration.ofMillis(20), 2));
+
+    await()
+        .during(Duration.ofMillis(500))
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> busy.published.size() == 2);
+    queue.recordingGate.countDown();
+    await().atMost(Duration.ofSeconds(10)).until(() -> queue.completed.size() == 6);
+  }
+
+  @Test
   void shouldClaimAgainAsSoonAsAWorkerOfAFullPoolHasRecordedItsResult() {
     FakeDestination busy = new FakeDestination("busy", 4, Duration.ZERO);
 
