@@ -19,7 +19,8 @@ public interface HeraldStack {
   /**
    * The system property that, {@code true} before {@link #shared()} first starts the embedded
    * stack, preloads {@code pg_stat_statements} and {@code auto_explain} (plans of slow statements
-   * to the server's log) into its PostgreSQL (profiling; off by default, it costs every statement).
+   * to the server's log, where every autovacuum is logged too) into its PostgreSQL (profiling; off
+   * by default, it costs every statement).
    */
   String PG_STAT_STATEMENTS_PROPERTY = SharedStack.STATEMENTS_PROPERTY;
 

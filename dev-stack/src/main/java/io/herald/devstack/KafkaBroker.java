@@ -1,5 +1,7 @@
 package io.herald.devstack;
 
+import io.herald.devstack.proxy.TcpProxy;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -52,17 +54,30 @@ public interface KafkaBroker {
   }
 
   /**
-   * A PLAINTEXT listener for a proxy in front of the broker (network faults: {@code
-   * io.herald.devstack.proxy.TcpProxy}). It is bound at {@code host:boundPort} and advertised at
-   * {@code host:advertisedPort}, where nothing listens until the proxy does: a client that
-   * bootstraps through a proxy on {@code advertisedPort} (forwarding to {@code boundPort}) gets
-   * metadata naming the proxy, so all its connections go through it.
+   * A PLAINTEXT listener for a proxy in front of the broker (network faults: {@link TcpProxy}). It
+   * is bound at {@code host:boundPort} and advertised at {@code host:advertisedPort}, where nothing
+   * listens until the proxy does: a client that bootstraps through a proxy on {@code
+   * advertisedPort} (forwarding to {@code boundPort}) gets metadata naming the proxy, so all its
+   * connections go through it.
    */
   record ProxiedListener(String host, int boundPort, int advertisedPort) {
 
     /** The {@code bootstrap.servers} value for clients behind the proxy. */
     public String bootstrapServers() {
       return host + ":" + advertisedPort;
+    }
+
+    /** Where the broker really listens, behind the proxy. */
+    public InetSocketAddress target() {
+      return new InetSocketAddress(host, boundPort);
+    }
+
+    /**
+     * Starts the proxy this listener waits for: on {@code advertisedPort}, forwarding to {@link
+     * #target()}; {@code name} names its threads and log lines.
+     */
+    public TcpProxy startProxy(String name) {
+      return TcpProxy.start(name, advertisedPort, target());
     }
   }
 

@@ -22,7 +22,9 @@ final class SharedStack {
    * {@code true} preloads {@code pg_stat_statements} into the embedded PostgreSQL, for a benchmark
    * that profiles what the server spends its time on, and {@code auto_explain}, which writes the
    * plan of every statement that ran {@link #SLOW_STATEMENT} or longer to the server's log
-   * (postgres.log in the stack directory); off by default (it costs every statement).
+   * (postgres.log in the stack directory), where every autovacuum and autoanalyze is logged too (a
+   * stall in a long run can then be set beside the vacuum that ran then); off by default (it costs
+   * every statement).
    */
   static final String STATEMENTS_PROPERTY = "herald.stack.pg-stat-statements";
 
@@ -103,7 +105,9 @@ final class SharedStack {
             "pg_stat_statements.max",
             "1000",
             "auto_explain.log_min_duration",
-            SLOW_STATEMENT)
+            SLOW_STATEMENT,
+            "log_autovacuum_min_duration",
+            "0")
         : Map.of();
   }
 

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.herald.devstack.KafkaBroker.ProxiedListener;
 import io.herald.devstack.proxy.TcpProxy;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -97,11 +96,7 @@ class KafkaBrokerIT {
     ProxiedListener listener = stack.stack().kafka().proxiedListener().orElseThrow();
     String topic = stack.topic("proxied");
     stack.stack().kafka().createTopic(topic, 1);
-    try (TcpProxy proxy =
-        TcpProxy.start(
-            "kafka",
-            listener.advertisedPort(),
-            new InetSocketAddress(listener.host(), listener.boundPort()))) {
+    try (TcpProxy proxy = listener.startProxy("kafka")) {
       Map<String, Object> admin =
           Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, listener.bootstrapServers());
       try (Admin client = Admin.create(admin)) {

@@ -108,8 +108,7 @@ final class NetworkFaults implements FaultClass {
     URI destinations = URI.create(direct.destinationsBaseUrl());
     TcpProxy database =
         proxy(Link.POSTGRES, 0, new InetSocketAddress(postgres.host(), postgres.port()));
-    proxy(
-        Link.KAFKA, kafka.advertisedPort(), new InetSocketAddress(kafka.host(), kafka.boundPort()));
+    proxy(Link.KAFKA, kafka.advertisedPort(), kafka.target());
     TcpProxy simulator =
         proxy(
             Link.DESTINATIONS,

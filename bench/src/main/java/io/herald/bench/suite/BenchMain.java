@@ -75,7 +75,8 @@ public final class BenchMain implements Callable<Integer> {
       description =
           "Preload pg_stat_statements into the stack's PostgreSQL and print each scenario's"
               + " costliest statements after it, and log the plan of every statement of 50 ms or"
-              + " more to the stack's postgres.log (profiling: it costs every statement).")
+              + " more and every autovacuum and autoanalyze to the stack's postgres.log"
+              + " (profiling: it costs every statement).")
   boolean pgStatements;
 
   @Option(

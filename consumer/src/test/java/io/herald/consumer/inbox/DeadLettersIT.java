@@ -6,7 +6,6 @@ import io.herald.devstack.HeraldIntegrationTest;
 import io.herald.devstack.KafkaBroker;
 import io.herald.devstack.StackContext;
 import io.herald.devstack.proxy.TcpProxy;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -30,11 +29,7 @@ class DeadLettersIT {
     String topic = stack.topic("dlq-unanswered");
     stack.stack().kafka().createTopic(topic, 1);
     KafkaBroker.ProxiedListener listener = stack.stack().kafka().proxiedListener().orElseThrow();
-    try (TcpProxy kafka =
-        TcpProxy.start(
-            "dlq-kafka",
-            listener.advertisedPort(),
-            new InetSocketAddress(listener.host(), listener.boundPort()))) {
+    try (TcpProxy kafka = listener.startProxy("dlq-kafka")) {
       DeadLetters deadLetters =
           new DeadLetters(
               new KafkaProducer<>(

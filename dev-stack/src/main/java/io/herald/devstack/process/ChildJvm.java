@@ -18,6 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalInt;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
@@ -44,11 +46,19 @@ import java.util.stream.Collectors;
  * defaults to this JVM's, with every entry made absolute. Standard output and error go to the log
  * file. Thread-safe; {@link #close()} stops the process with SIGTERM and kills it if it is still
  * running after the grace period.
+ *
+ * <p>A child does not outlive this JVM: when it exits (normally, or on SIGTERM or SIGINT) while
+ * children still run, a shutdown hook stops them as {@link #closeAll(List)} does, with {@link
+ * #EXIT_GRACE}. Without it, a benchmark stopped with SIGTERM left its relay and consumer running
+ * until someone killed them. Only a JVM that is itself killed (SIGKILL) leaves them behind.
  */
 public final class ChildJvm implements AutoCloseable {
 
   /** How long {@link #close()} waits after SIGTERM before SIGKILL. */
   public static final Duration DEFAULT_GRACE = Duration.ofSeconds(30);
+
+  /** How long this JVM's exit waits after SIGTERM before it kills children still running. */
+  public static final Duration EXIT_GRACE = Duration.ofSeconds(10);
 
   private static final Duration POLL = Duration.ofMillis(250);
   private static final HttpClient HTTP =
@@ -62,6 +72,29 @@ public final class ChildJvm implements AutoCloseable {
     this.name = name;
     this.process = process;
     this.log = log;
+  }
+
+  /** A started child, stopped at this JVM's exit if it still runs then. */
+  private static ChildJvm running(String name, Process process, Path log) {
+    ChildJvm child = new ChildJvm(name, process, log);
+    Running.CHILDREN.add(child);
+    process.onExit().thenRun(() -> Running.CHILDREN.remove(child));
+    return child;
+  }
+
+  /** The children still running; its hook is registered with the first child started. */
+  private static final class Running {
+
+    static final Set<ChildJvm> CHILDREN = ConcurrentHashMap.newKeySet();
+
+    static {
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> stopTogether(List.copyOf(CHILDREN), EXIT_GRACE), "child-jvm-stop-at-exit"));
+    }
+
+    private Running() {}
   }
 
   /** A launcher of {@code mainClass}; {@code name} names the process in messages. */
@@ -224,13 +257,23 @@ public final class ChildJvm implements AutoCloseable {
    * one after the other).
    */
   public static void closeAll(List<ChildJvm> children) {
+    stopTogether(children, DEFAULT_GRACE);
+  }
+
+  private static void stopTogether(List<ChildJvm> children, Duration grace) {
     for (ChildJvm child : children) {
       if (child.process.isAlive()) {
         child.process.destroy();
       }
     }
+    long deadline = System.nanoTime() + grace.toNanos();
     for (ChildJvm child : children) {
-      child.close();
+      try {
+        child.stop(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+      } catch (InterruptedException e) {
+        child.process.destroyForcibly();
+        Thread.currentThread().interrupt();
+      }
     }
   }
 
@@ -359,7 +402,7 @@ public final class ChildJvm implements AutoCloseable {
                       ? ProcessBuilder.Redirect.appendTo(logFile.toFile())
                       : ProcessBuilder.Redirect.to(logFile.toFile()));
       builder.environment().putAll(env);
-      return new ChildJvm(name, builder.start(), logFile);
+      return running(name, builder.start(), logFile);
     }
   }
 }

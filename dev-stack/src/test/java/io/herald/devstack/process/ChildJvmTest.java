@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.herald.devstack.FreePort;
 import java.io.IOException;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -118,6 +119,30 @@ class ChildJvmTest {
       // One after the other, the second would get its SIGTERM only once the first had exited.
       assertThat(stamp(second, "term-at")).isLessThan(stamp(first, "exit-at"));
     }
+  }
+
+  @Test
+  void shouldStopItsChildrenWhenThisJvmIsStoppedWithSigterm() throws Exception {
+    Path grandchildLog = dir.resolve("grandchild.log");
+    try (ChildJvm parent = start("parent", grandchildLog.toString()).start()) {
+      await()
+          .atMost(Duration.ofMinutes(1))
+          .until(() -> parent.logText().contains("child-pid=") && ready(grandchildLog));
+      long grandchild = stamp(parent, "child-pid");
+      assertThat(ProcessHandle.of(grandchild)).hasValueSatisfying(p -> assertThat(p.isAlive()));
+
+      parent.stop(Duration.ofSeconds(30));
+
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> ProcessHandle.of(grandchild).map(p -> !p.isAlive()).orElse(true));
+      // SIGTERM, not SIGKILL: its own shutdown hook ran to the end.
+      assertThat(Files.readString(grandchildLog)).contains("term-at=").contains("exit-at=");
+    }
+  }
+
+  private static boolean ready(Path log) throws IOException {
+    return Files.exists(log) && Files.readString(log).contains("ready");
   }
 
   private static long stamp(ChildJvm child, String name) throws Exception {

@@ -2,12 +2,16 @@ package io.herald.devstack.process;
 
 import com.sun.net.httpserver.HttpServer;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.List;
 
 /**
  * The child {@link ChildJvmTest} starts: {@code health <port>} serves {@code /health} until
  * SIGTERM, {@code ignore-term} blocks its shutdown so only SIGKILL ends it, {@code slow-term
  * <millis>} takes that long to shut down and prints when it began and ended, {@code exit <code>}
- * exits at once. It prints its logging property and {@code CHILD_GREETING} first.
+ * exits at once, {@code parent <log>} starts a {@code slow-term 100} child of its own logging to
+ * {@code <log>}, prints its pid and waits. It prints its logging property and {@code
+ * CHILD_GREETING} first.
  */
 public final class ChildMain {
 
@@ -64,6 +68,17 @@ public final class ChildMain {
         Thread.sleep(Long.MAX_VALUE);
       }
       case "exit" -> System.exit(Integer.parseInt(args[1]));
+      case "parent" -> {
+        ChildJvm child =
+            ChildJvm.builder("grandchild", ChildMain.class.getName())
+                .jvmOptions(List.of("-Xmx32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"))
+                .args("slow-term", "100")
+                .logFile(Path.of(args[1]))
+                .start();
+        System.out.println("child-pid=" + child.pid());
+        System.out.flush();
+        Thread.sleep(Long.MAX_VALUE);
+      }
       default -> throw new IllegalArgumentException("unknown mode " + args[0]);
     }
   }

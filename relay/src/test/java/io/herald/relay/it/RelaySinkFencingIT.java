@@ -17,7 +17,6 @@ import io.herald.relay.sink.RecordingCommitter;
 import io.herald.relay.sink.RelayPublishException;
 import io.herald.relay.sink.SendRetry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -122,11 +121,7 @@ class RelaySinkFencingIT {
       throws Exception {
     String topic = topic(context, "unanswered");
     KafkaBroker.ProxiedListener listener = context.stack().kafka().proxiedListener().orElseThrow();
-    try (TcpProxy kafka =
-        TcpProxy.start(
-            "relay-kafka",
-            listener.advertisedPort(),
-            new InetSocketAddress(listener.host(), listener.boundPort()))) {
+    try (TcpProxy kafka = listener.startProxy("relay-kafka")) {
       KafkaBatchSink sink =
           sink(
               producer(
