@@ -10,6 +10,7 @@ import io.herald.schema.DatabaseRoles;
 import io.herald.schema.DatabaseRoles.Role;
 import io.herald.schema.HeraldSchema;
 import io.herald.schema.SchemaMigrator;
+import io.herald.writer.WriterJvmOptions;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
@@ -45,9 +46,6 @@ public final class Pipeline implements AutoCloseable {
   private static final String OTEL_PREFIX = "OTEL_";
 
   private static final SecureRandom RANDOM = new SecureRandom();
-
-  /** The writer's JVM options: a modest heap on a machine shared with all. */
-  private static final List<String> SERVICE_JVM = List.of("-Xmx384m", "-XX:+UseSerialGC");
 
   /**
    * How each process was started, by name: what {@link #restart(String)} starts again; {@code
@@ -134,7 +132,7 @@ public final class Pipeline implements AutoCloseable {
                       writerEnv(settings, links, passwords, writerPort, writerOps),
                       overrides,
                       "WRITER")),
-              SERVICE_JVM,
+              WriterJvmOptions.recommended(),
               health(writerOps)));
       started.put(launch(settings, "writer", launches.get("writer")), health(writerOps));
       int relayOps = freePort();

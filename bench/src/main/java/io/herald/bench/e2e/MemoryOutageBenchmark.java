@@ -15,6 +15,7 @@ import io.herald.devstack.KafkaBroker;
 import io.herald.devstack.StackContext;
 import io.herald.devstack.process.ChildJvm;
 import io.herald.devstack.simulator.DestinationSimulator;
+import io.herald.writer.WriterJvmOptions;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -202,9 +203,11 @@ public final class MemoryOutageBenchmark implements Scenario {
                 + " Kafka broker stopped for %d s while the writer takes %.0f intents/s (open"
                 + " loop); drain = until every intent has reached the destination; one intent per"
                 + " article to %s (0 ms); publication topic of 3 partitions; the shipped property"
-                + " files; the relay and the consumer with their recommended JVM options (consumer: "
+                + " files; every process with its recommended JVM options (consumer: "
                 + String.join(" ", ConsumerJvmOptions.recommended())
-                + "), the writer with the pipeline's -Xmx384m -XX:+UseSerialGC; RSS and /health sampled every %d s; %d cores, load"
+                + "; writer: "
+                + String.join(" ", WriterJvmOptions.recommended())
+                + "); RSS and /health sampled every %d s; %d cores, load"
                 + " average before the run %s.",
             sizes.fullSpeed(),
             CLIENTS,
