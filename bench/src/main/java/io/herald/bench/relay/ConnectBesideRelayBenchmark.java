@@ -114,6 +114,8 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
     Backlog.dropSlot(db, context.slot()); // each side has its own slots
     String bootstrap = context.bootstrapServers();
     String topic = fixture.publicationEvents;
+    int warmUpRows = bench.pick(RelayServerLimitBenchmark.BROKER_WARM_UP_ROWS, 0);
+    RelayServerLimitBenchmark.warmUpBroker(bench, id(), fixture, warmUpRows, timeout);
     Map<String, List<Round>> results = new LinkedHashMap<>();
     int run = 0;
     for (int round = 1; round <= rounds; round++) {
@@ -182,7 +184,8 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
         Backlog.dropSlot(db, slot);
       }
     }
-    return result(bench, sides, results, rows, rounds, liveSeconds, warmUpSeconds, idleSeconds);
+    return result(
+        bench, sides, results, rows, rounds, warmUpRows, liveSeconds, warmUpSeconds, idleSeconds);
   }
 
   private static Running start(String side, RelayFixture fixture, String slot) throws Exception {
@@ -210,6 +213,7 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
       Map<String, List<Round>> results,
       int rows,
       int rounds,
+      int warmUpRows,
       int liveSeconds,
       int warmUpSeconds,
       int idleSeconds) {
@@ -299,7 +303,8 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
             "Workload: a backlog of %,d writer.outbox rows at %d rows/tx, one slot per side made"
                 + " before it; then on fresh slots %d s open-loop at %,d events/s, 1 row/tx,"
                 + " latency from the row's commit to its arrival at a consumer of the topic"
-                + " after %d s of warm-up; %d round(s), the sides' order rotating. The relay with"
+                + " after %d s of warm-up; %d round(s), the sides' order rotating, after a relay's"
+                + " drain of %,d rows that warms the broker up, not counted. The relay with"
                 + " the shipped relay.properties and RelayJvmOptions.recommended(); Connect %s"
                 + " with stock Debezium 3.6.1 and the relay's engine properties; topic of 3"
                 + " partitions; %d cores.",
@@ -309,6 +314,7 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
             LIVE_RATE,
             warmUpSeconds,
             rounds,
+            warmUpRows,
             "4.3.1 standalone (file offsets, StringConverter)",
             Runtime.getRuntime().availableProcessors());
     Path chart = bench.reportDir().resolve("b2-drain.png");
