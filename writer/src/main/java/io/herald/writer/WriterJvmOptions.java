@@ -9,8 +9,9 @@ import java.util.List;
  * list.
  *
  * <p>Beside what every process gets ({@link JvmOptions}): a fixed heap, so the process's memory is
- * bounded by its options and not by the machine's (without one the JVM may take a quarter of the
- * host's memory), sized by B5 (the writer's peak RSS at full speed) in BENCHMARKS.md.
+ * bounded by its options and not by the machine's (the image's default {@code
+ * -XX:MaxRAMPercentage=75} would let it grow to three quarters of the container's), sized by B5
+ * (the writer's peak RSS at full speed) in BENCHMARKS.md.
  */
 public final class WriterJvmOptions {
 

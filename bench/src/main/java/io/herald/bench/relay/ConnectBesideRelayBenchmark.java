@@ -303,8 +303,7 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
             "Workload: a backlog of %,d writer.outbox rows at %d rows/tx, one slot per side made"
                 + " before it; then on fresh slots %d s open-loop at %,d events/s, 1 row/tx,"
                 + " latency from the row's commit to its arrival at a consumer of the topic"
-                + " after %d s of warm-up; %d round(s), the sides' order rotating, after a relay's"
-                + " drain of %,d rows that warms the broker up, not counted. The relay with"
+                + " after %d s of warm-up; %d round(s), the sides' order rotating%s. The relay with"
                 + " the shipped relay.properties and RelayJvmOptions.recommended(); Connect %s"
                 + " with stock Debezium 3.6.1 and the relay's engine properties; topic of 3"
                 + " partitions; %d cores.",
@@ -314,7 +313,7 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
             LIVE_RATE,
             warmUpSeconds,
             rounds,
-            warmUpRows,
+            RelayServerLimitBenchmark.warmUpClause(warmUpRows),
             "4.3.1 standalone (file offsets, StringConverter)",
             Runtime.getRuntime().availableProcessors());
     Path chart = bench.reportDir().resolve("b2-drain.png");

@@ -183,15 +183,37 @@ public final class RelayServerLimitBenchmark implements Scenario {
         id,
         String.format(Locale.ROOT, "warming the broker up: a drain of %,d rows, not counted", rows),
         true);
-    Backlog.load(db, rows, 100);
-    Backlog.markEnd(db);
-    Reader warmUp = relayDrain(fixture, slot, rows, timeout);
+    Reader warmUp;
+    try {
+      Backlog.load(db, rows, 100);
+      Backlog.markEnd(db);
+      warmUp = relayDrain(fixture, slot, rows, timeout);
+    } catch (Exception e) {
+      // A slot left behind would hold the WAL of every run on this stack after it.
+      try {
+        Backlog.awaitReleased(db, slot, FIRST_EVENT);
+        Backlog.dropSlot(db, slot);
+      } catch (Exception cleanup) {
+        e.addSuppressed(cleanup);
+      }
+      throw e;
+    }
     Backlog.awaitReleased(db, slot, FIRST_EVENT);
     Backlog.dropSlot(db, slot);
     bench.progress(
         id,
         String.format(Locale.ROOT, "  %.0f events/s (not counted)", rows / warmUp.seconds()),
         true);
+  }
+
+  /** What a workload line says of {@link #warmUpBroker}'s drain of {@code rows}: none when 0. */
+  static String warmUpClause(int rows) {
+    return rows == 0
+        ? ""
+        : String.format(
+            Locale.ROOT,
+            ", after a relay's drain of %,d rows that warms the broker up, not counted",
+            rows);
   }
 
   /**
@@ -333,14 +355,13 @@ public final class RelayServerLimitBenchmark implements Scenario {
             "Workload: a backlog of %,d writer.outbox rows (a ~60-byte JSON payload, 50 keys)"
                 + " loaded server-side at 100 and at 1 rows/tx; before each backlog one pgoutput"
                 + " slot per reader (proto_version 1, the same publication), so each reads the"
-                + " same WAL; %d round(s), the readers' order rotating, after a relay's drain of"
-                + " %,d rows that warms the broker up, not counted; the relay with the shipped"
+                + " same WAL; %d round(s), the readers' order rotating%s; the relay with the shipped"
                 + " relay.properties (transactional sink) and RelayJvmOptions.recommended() into a"
                 + " topic of 3 partitions; the bare reader a child JVM (%s); pg_recvlogical to"
                 + " /dev/null; %d cores.",
             rows,
             rounds,
-            warmUpRows,
+            warmUpClause(warmUpRows),
             String.join(" ", BARE_READER_JVM),
             Runtime.getRuntime().availableProcessors());
     Path chart = bench.reportDir().resolve("b1-drain.png");

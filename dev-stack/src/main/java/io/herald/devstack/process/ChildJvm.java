@@ -48,17 +48,16 @@ import java.util.stream.Collectors;
  * running after the grace period.
  *
  * <p>A child does not outlive this JVM: when it exits (normally, or on SIGTERM or SIGINT) while
- * children still run, a shutdown hook stops them as {@link #closeAll(List)} does, with {@link
- * #EXIT_GRACE}. Without it, a benchmark stopped with SIGTERM left its relay and consumer running
- * until someone killed them. Only a JVM that is itself killed (SIGKILL) leaves them behind.
+ * children still run, a shutdown hook stops them as {@link #closeAll(List)} does, with the same
+ * {@link #DEFAULT_GRACE} (a launcher's own hook closing them meanwhile is given no shorter one),
+ * and no child starts once the exit has begun. Without it, a benchmark stopped with SIGTERM left
+ * its relay and consumer running until someone killed them. Only a JVM that is itself killed
+ * (SIGKILL) leaves them behind.
  */
 public final class ChildJvm implements AutoCloseable {
 
   /** How long {@link #close()} waits after SIGTERM before SIGKILL. */
   public static final Duration DEFAULT_GRACE = Duration.ofSeconds(30);
-
-  /** How long this JVM's exit waits after SIGTERM before it kills children still running. */
-  public static final Duration EXIT_GRACE = Duration.ofSeconds(10);
 
   private static final Duration POLL = Duration.ofMillis(250);
   private static final HttpClient HTTP =
@@ -74,27 +73,49 @@ public final class ChildJvm implements AutoCloseable {
     this.log = log;
   }
 
-  /** A started child, stopped at this JVM's exit if it still runs then. */
-  private static ChildJvm running(String name, Process process, Path log) {
-    ChildJvm child = new ChildJvm(name, process, log);
-    Running.CHILDREN.add(child);
-    process.onExit().thenRun(() -> Running.CHILDREN.remove(child));
-    return child;
-  }
-
-  /** The children still running; its hook is registered with the first child started. */
+  /**
+   * The children still running, and whether this JVM's exit has begun: a child is started and
+   * added, and the exit's list of children taken, under one lock, so none starts unseen by the
+   * hook.
+   */
   private static final class Running {
 
-    static final Set<ChildJvm> CHILDREN = ConcurrentHashMap.newKeySet();
+    private static final Object LOCK = new Object();
+    private static final Set<ChildJvm> CHILDREN = ConcurrentHashMap.newKeySet();
+    private static boolean exiting;
 
     static {
-      Runtime.getRuntime()
-          .addShutdownHook(
-              new Thread(
-                  () -> stopTogether(List.copyOf(CHILDREN), EXIT_GRACE), "child-jvm-stop-at-exit"));
+      try {
+        Runtime.getRuntime()
+            .addShutdownHook(new Thread(Running::stopAtExit, "child-jvm-stop-at-exit"));
+      } catch (IllegalStateException alreadyExiting) {
+        exiting = true;
+      }
     }
 
     private Running() {}
+
+    /** Starts {@code builder}'s process and tracks it until it exits. */
+    static ChildJvm start(String name, ProcessBuilder builder, Path log) throws IOException {
+      synchronized (LOCK) {
+        if (exiting) {
+          throw new IllegalStateException("this JVM is exiting: child " + name + " not started");
+        }
+        ChildJvm child = new ChildJvm(name, builder.start(), log);
+        CHILDREN.add(child);
+        child.process.onExit().thenRun(() -> CHILDREN.remove(child));
+        return child;
+      }
+    }
+
+    private static void stopAtExit() {
+      List<ChildJvm> running;
+      synchronized (LOCK) {
+        exiting = true;
+        running = List.copyOf(CHILDREN);
+      }
+      stopTogether(running, DEFAULT_GRACE);
+    }
   }
 
   /** A launcher of {@code mainClass}; {@code name} names the process in messages. */
@@ -260,6 +281,10 @@ public final class ChildJvm implements AutoCloseable {
     stopTogether(children, DEFAULT_GRACE);
   }
 
+  /**
+   * SIGTERM to every child first, then waits for each within one {@code grace}, killing those still
+   * running at its end.
+   */
   private static void stopTogether(List<ChildJvm> children, Duration grace) {
     for (ChildJvm child : children) {
       if (child.process.isAlive()) {
@@ -402,7 +427,7 @@ public final class ChildJvm implements AutoCloseable {
                       ? ProcessBuilder.Redirect.appendTo(logFile.toFile())
                       : ProcessBuilder.Redirect.to(logFile.toFile()));
       builder.environment().putAll(env);
-      return running(name, builder.start(), logFile);
+      return Running.start(name, builder, logFile);
     }
   }
 }

@@ -129,15 +129,20 @@ class ChildJvmTest {
           .atMost(Duration.ofMinutes(1))
           .until(() -> parent.logText().contains("child-pid=") && ready(grandchildLog));
       long grandchild = stamp(parent, "child-pid");
-      assertThat(ProcessHandle.of(grandchild)).hasValueSatisfying(p -> assertThat(p.isAlive()));
+      try {
+        assertThat(ProcessHandle.of(grandchild).map(ProcessHandle::isAlive)).hasValue(true);
 
-      parent.stop(Duration.ofSeconds(30));
+        OptionalInt exit = parent.stop(Duration.ofSeconds(30));
 
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(() -> ProcessHandle.of(grandchild).map(p -> !p.isAlive()).orElse(true));
-      // SIGTERM, not SIGKILL: its own shutdown hook ran to the end.
-      assertThat(Files.readString(grandchildLog)).contains("term-at=").contains("exit-at=");
+        assertThat(exit).hasValue(143); // the parent's hooks, its children's stop included, ended
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> ProcessHandle.of(grandchild).map(p -> !p.isAlive()).orElse(true));
+        // SIGTERM, not SIGKILL: its own shutdown hook ran to the end.
+        assertThat(Files.readString(grandchildLog)).contains("term-at=").contains("exit-at=");
+      } finally {
+        ProcessHandle.of(grandchild).ifPresent(ProcessHandle::destroyForcibly);
+      }
     }
   }
 
