@@ -116,6 +116,13 @@ public final class Backlog {
     awaitSlot(dataSource, SLOT_RELEASED, List.of(slot), timeout, "slot " + slot + " released");
   }
 
+  /** {@link #awaitReleased}, then {@link #dropSlot}: a reader's slot done with. */
+  public static void dropWhenReleased(DataSource dataSource, String slot, Duration timeout)
+      throws SQLException, InterruptedException {
+    awaitReleased(dataSource, slot, timeout);
+    dropSlot(dataSource, slot);
+  }
+
   /**
    * Waits until {@code slot}'s reader has confirmed everything up to {@code lsn}: a topic's end
    * offsets are no exact proof that a backlog is drained, since transaction markers take offsets

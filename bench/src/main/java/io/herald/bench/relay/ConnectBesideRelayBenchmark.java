@@ -114,8 +114,7 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
     Backlog.dropSlot(db, context.slot()); // each side has its own slots
     String bootstrap = context.bootstrapServers();
     String topic = fixture.publicationEvents;
-    int warmUpRows = bench.pick(RelayServerLimitBenchmark.BROKER_WARM_UP_ROWS, 0);
-    RelayServerLimitBenchmark.warmUpBroker(bench, id(), fixture, warmUpRows, timeout);
+    int warmUpRows = RelayServerLimitBenchmark.warmUpBroker(bench, id(), fixture, timeout);
     Map<String, List<Round>> results = new LinkedHashMap<>();
     int run = 0;
     for (int round = 1; round <= rounds; round++) {
@@ -143,8 +142,7 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
               RelayServerLimitBenchmark.intoTopic(
                   bootstrap, topic, onTopic, rows, running.pid(), timeout));
         }
-        Backlog.awaitReleased(db, slots.get(side), STREAMING);
-        Backlog.dropSlot(db, slots.get(side));
+        Backlog.dropWhenReleased(db, slots.get(side), STREAMING);
         bench.progress(
             id(),
             String.format(Locale.ROOT, "  %.0f events/s", rows / drains.get(side).seconds()),
@@ -180,8 +178,7 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
                       idleShare,
                       Math.max(drains.get(side).peakRssBytes(), afterIdle.peakRssBytes())));
         }
-        Backlog.awaitReleased(db, slot, STREAMING);
-        Backlog.dropSlot(db, slot);
+        Backlog.dropWhenReleased(db, slot, STREAMING);
       }
     }
     return result(

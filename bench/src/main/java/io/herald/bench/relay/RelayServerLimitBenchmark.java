@@ -43,7 +43,7 @@ public final class RelayServerLimitBenchmark implements Scenario {
   private static final List<String> BARE_READER_JVM = List.of("-Xmx256m");
 
   /** Rows of the uncounted drain before the first round, at full size ({@link #warmUpBroker}). */
-  static final int BROKER_WARM_UP_ROWS = 300_000;
+  private static final int BROKER_WARM_UP_ROWS = 300_000;
 
   private static final List<String> HEADER =
       List.of(
@@ -101,8 +101,7 @@ public final class RelayServerLimitBenchmark implements Scenario {
     Backlog.dropSlot(db, context.slot());
     ProcessGroup postgres =
         new ProcessGroup().add("postgres", ProcessGroup.postmaster(context), true);
-    int warmUpRows = bench.pick(BROKER_WARM_UP_ROWS, 0);
-    warmUpBroker(bench, id(), fixture, warmUpRows, timeout);
+    int warmUpRows = warmUpBroker(bench, id(), fixture, timeout);
     // By rows/tx, then reader: one drain per round.
     Map<Integer, Map<String, List<Drain>>> drains = new LinkedHashMap<>();
     int backlog = 0;
@@ -164,17 +163,19 @@ public final class RelayServerLimitBenchmark implements Scenario {
   }
 
   /**
-   * Drains {@code rows} outbox rows (100 per transaction) into the topic with a relay on a slot of
-   * its own, and counts nothing of it. The broker is started for the run, so its JIT compiles the
-   * paths that take a relay's transactions under the first drain's load: the relay's rounds rose
-   * from the first to the last (64, 85 and 98 thousand events/s in B1, 70, 99 and 115 in B2, on
-   * 2026-12-04), its first round paying for a cold broker that a deployment's broker is not. Does
-   * nothing when {@code rows} is 0 (quick runs).
+   * At full size, drains {@link #BROKER_WARM_UP_ROWS} outbox rows (100 per transaction) into the
+   * topic with a relay on a slot of its own, and counts nothing of it; quick runs skip it. The
+   * broker is started for the run, and without this the relay's first round met it fresh from its
+   * start: the relay's rounds rose from the first to the last (64, 85 and 98 thousand events/s in
+   * B1, 70, 99 and 115 in B2, on 2026-12-04), where a deployment's broker has long been warm.
+   *
+   * @return the rows drained, 0 when skipped
    */
-  static void warmUpBroker(Bench bench, String id, RelayFixture fixture, int rows, Duration timeout)
+  static int warmUpBroker(Bench bench, String id, RelayFixture fixture, Duration timeout)
       throws Exception {
+    int rows = bench.pick(BROKER_WARM_UP_ROWS, 0);
     if (rows == 0) {
-      return;
+      return 0;
     }
     DataSource db = fixture.dataSource();
     String slot = fixture.context().slot() + "_warm_up";
@@ -191,19 +192,18 @@ public final class RelayServerLimitBenchmark implements Scenario {
     } catch (Exception e) {
       // A slot left behind would hold the WAL of every run on this stack after it.
       try {
-        Backlog.awaitReleased(db, slot, FIRST_EVENT);
-        Backlog.dropSlot(db, slot);
+        Backlog.dropWhenReleased(db, slot, FIRST_EVENT);
       } catch (Exception cleanup) {
         e.addSuppressed(cleanup);
       }
       throw e;
     }
-    Backlog.awaitReleased(db, slot, FIRST_EVENT);
-    Backlog.dropSlot(db, slot);
+    Backlog.dropWhenReleased(db, slot, FIRST_EVENT);
     bench.progress(
         id,
         String.format(Locale.ROOT, "  %.0f events/s (not counted)", rows / warmUp.seconds()),
         true);
+    return rows;
   }
 
   /** What a workload line says of {@link #warmUpBroker}'s drain of {@code rows}: none when 0. */
