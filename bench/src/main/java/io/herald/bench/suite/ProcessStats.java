@@ -38,15 +38,16 @@ public final class ProcessStats {
    * of its live descendants when {@code withDescendants}; empty when it has gone.
    */
   public static Optional<Sample> sample(long pid, boolean withDescendants) {
+    if (withDescendants) {
+      awaitNoExitedDescendants(pid);
+    }
     Optional<Double> own = cpuSeconds(pid, true);
     if (own.isEmpty()) {
       return Optional.empty();
     }
     double cpu = own.get();
     if (withDescendants) {
-      List<Long> descendants = new ArrayList<>();
-      ProcessHandle.of(pid).ifPresent(p -> p.descendants().forEach(d -> descendants.add(d.pid())));
-      for (long child : descendants) {
+      for (long child : descendants(pid)) {
         // A child's reaped children are in its own cutime; a child reaped meanwhile is in ours.
         cpu += cpuSeconds(child, false).orElse(0.0);
       }
@@ -54,6 +55,42 @@ public final class ProcessStats {
     return Optional.of(
         new Sample(
             cpu, jitCpuSeconds(pid), statusBytes(pid, "VmRSS:"), statusBytes(pid, "VmHWM:")));
+  }
+
+  /**
+   * How long a reading waits for a descendant that has exited to be reaped. The kernel reports no
+   * CPU for such a process (a zombie), and adds its time to its parent's {@code cutime} only when
+   * the parent reaps it: read in between, it counts nowhere, and reappears in whichever reading
+   * spans the reaping. PostgreSQL's postmaster reaps a backend or walsender within milliseconds.
+   */
+  static final java.time.Duration REAP_WAIT = java.time.Duration.ofSeconds(3);
+
+  /**
+   * Waits up to {@link #REAP_WAIT} until no descendant of {@code pid} has exited unreaped; past
+   * that the reading goes ahead without the unreaped one's time.
+   */
+  private static void awaitNoExitedDescendants(long pid) {
+    long deadline = System.nanoTime() + REAP_WAIT.toNanos();
+    while (descendants(pid).stream().anyMatch(ProcessStats::exitedUnreaped)
+        && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(5); // the parent reaps on its own schedule; nothing to wait on but /proc
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  private static List<Long> descendants(long pid) {
+    List<Long> descendants = new ArrayList<>();
+    ProcessHandle.of(pid).ifPresent(p -> p.descendants().forEach(d -> descendants.add(d.pid())));
+    return descendants;
+  }
+
+  /** Whether {@code pid} has exited and its parent has not reaped it yet (state {@code Z}). */
+  private static boolean exitedUnreaped(long pid) {
+    return statFields(pid).map(fields -> fields[0].equals("Z")).orElse(false);
   }
 
   /**

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 class ProcessStatsTest {
@@ -22,6 +23,50 @@ class ProcessStatsTest {
     assertThat(finished.exitCode()).isEqualTo(3);
     assertThat(finished.cpuSeconds()).isPositive();
     assertThat(finished.seconds()).isPositive();
+  }
+
+  @Test
+  void shouldCountADescendantThatHasExitedOnceItsParentReapsIt() throws Exception {
+    // `timeout` burns CPU through its child `yes` for a second and exits; its parent reaps it only
+    // at `wait`, a second and a half later (a shell would reap it at once), then lives on. In
+    // between, the exited
+    // `timeout` reports no CPU and the parent's reaped-children time does not hold it yet.
+    Process parent =
+        new ProcessBuilder(
+                "perl",
+                "-e",
+                "if (!fork) { open STDOUT, '>/dev/null'; exec 'timeout', '1', 'yes' }"
+                    + " sleep 2.5; wait; sleep 10")
+            .start();
+    try {
+      long parentPid = parent.pid();
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> ProcessHandle.of(parentPid).map(p -> exitedChild(p)).orElse(false));
+
+      ProcessStats.Sample reading = ProcessStats.sample(parentPid, true).orElseThrow();
+
+      assertThat(reading.cpuSeconds()).as("the exited child's CPU, once reaped").isGreaterThan(0.2);
+    } finally {
+      parent.destroyForcibly().waitFor();
+    }
+  }
+
+  /** Whether a child of {@code parent} has exited unreaped (the state field of its stat file). */
+  private static boolean exitedChild(ProcessHandle parent) {
+    return parent
+        .children()
+        .anyMatch(
+            child -> {
+              try {
+                String stat =
+                    java.nio.file.Files.readString(
+                        java.nio.file.Path.of("/proc", Long.toString(child.pid()), "stat"));
+                return stat.substring(stat.lastIndexOf(')') + 2).startsWith("Z");
+              } catch (java.io.IOException gone) {
+                return false;
+              }
+            });
   }
 
   @Test
