@@ -3,20 +3,28 @@ package io.herald.bench.relay;
 import io.herald.bench.suite.Latency;
 import io.herald.relay.it.OutboxRows;
 import io.herald.relay.it.RelayFixture;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.HdrHistogram.Histogram;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -29,16 +37,41 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * relay, Kafka Connect): one outbox row per transaction at a fixed rate, each at its scheduled
  * moment, and each row's latency from its commit to its arrival at a consumer of the topic (matched
  * by the {@code id} header), so a stalled pipeline cannot hide the stall.
+ *
+ * <p>Two consumers read the topic side by side. The latency that counts is the {@code
+ * read_committed} one's: what Herald's consumer reads, and what any reader that must not see an
+ * aborted record reads. The {@code read_uncommitted} one sees a record once the broker has
+ * acknowledged it, before its transaction commits: for a relay the two split its latency into
+ * getting the record to Kafka and committing its transaction; for a non-transactional producer
+ * (Kafka Connect standalone) they are the same.
  */
 public final class LiveLoad {
+
+  /**
+   * The system property naming a directory to write each load's per-event timeline to, a CSV file
+   * per load (a diagnosis of the tail; unset, none is written): each row's commit, the record's
+   * {@code CreateTime} (Debezium's outbox router stamps the change event's {@code ts_ms}, when the
+   * connector's streaming thread made the event, for the relay and Kafka Connect alike), and its
+   * arrival at the {@code read_uncommitted} and {@code read_committed} readers, in milliseconds
+   * since the load's first commit. The {@code CreateTime} is the wall clock's, to the millisecond.
+   */
+  public static final String TIMELINE_PROPERTY = "herald.bench.live-timeline";
+
+  private static final AtomicInteger TIMELINES = new AtomicInteger();
+
+  /** How long a load waits for its rows to arrive. */
+  private static final Duration ARRIVAL_WAIT = Duration.ofMinutes(2);
 
   private LiveLoad() {}
 
   /**
-   * Latencies of one offered load: those after the warm-up in microseconds ({@link Latency}); the
-   * worst of every second of the run, warm-up included, in milliseconds.
+   * Latencies of one offered load, each in microseconds ({@link Latency}) of the rows committed
+   * after the warm-up: {@code micros} to a {@code read_committed} reader, {@code
+   * acknowledgedMicros} to a {@code read_uncommitted} one; and the worst {@code read_committed}
+   * latency of every second of the run, warm-up included, in milliseconds.
    */
-  public record Latencies(Histogram micros, SortedMap<Integer, Long> worstPerSecond) {}
+  public record Latencies(
+      Histogram micros, SortedMap<Integer, Long> worstPerSecond, Histogram acknowledgedMicros) {}
 
   /**
    * Offers {@code events} rows at {@code perSecond}; the latencies of those committed after the
@@ -50,49 +83,152 @@ public final class LiveLoad {
     Map<String, Long> committedAt = new ConcurrentHashMap<>();
     // Named before their insert, so an arrival is recognised even before its commit is noted.
     Set<String> offered = ConcurrentHashMap.newKeySet();
-    // Both filled by this thread once the writer has finished, so neither needs a lock.
-    Histogram latencies = Latency.histogram();
-    SortedMap<Integer, Long> worstPerSecond = new TreeMap<>();
-    Map<String, Object> config = new HashMap<>();
-    config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, fixture.context().bootstrapServers());
-    config.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 5);
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+    long deadline = System.nanoTime() + ARRIVAL_WAIT.toNanos();
+    // The wall clock against the monotonic one, to place the records' send times on the timeline.
+    long wallMinusNanoMillis = System.currentTimeMillis() - System.nanoTime() / 1_000_000L;
+    try (Reader committed = new Reader(fixture, "read_committed");
+        Reader acknowledged = new Reader(fixture, "read_uncommitted")) {
+      Map<String, Arrival> arrivedAt;
+      Map<String, Arrival> acknowledgedAt;
+      ExecutorService threads = Executors.newFixedThreadPool(3);
+      try {
+        Future<Map<String, Arrival>> committedArrivals =
+            threads.submit(() -> committed.arrivals(offered, events, deadline));
+        Future<Map<String, Arrival>> acknowledgedArrivals =
+            threads.submit(() -> acknowledged.arrivals(offered, events, deadline));
+        Future<?> writer =
+            threads.submit(() -> write(fixture, perSecond, events, offered, committedAt));
+        writer.get(ARRIVAL_WAIT.toMinutes() + 1, TimeUnit.MINUTES);
+        arrivedAt = committedArrivals.get();
+        acknowledgedAt = acknowledgedArrivals.get();
+      } finally {
+        // A reader still polling (the writer failed) stops before its consumer is closed.
+        threads.shutdownNow();
+        threads.awaitTermination(10, TimeUnit.SECONDS);
+      }
+      long first = committedAt.values().stream().mapToLong(Long::longValue).min().orElse(0);
+      // Both filled by this thread once the readers have finished, so neither needs a lock.
+      Histogram latencies = Latency.histogram();
+      Histogram acknowledgedLatencies = Latency.histogram();
+      SortedMap<Integer, Long> worstPerSecond = new TreeMap<>();
+      committedAt.forEach(
+          (id, commit) -> {
+            // Worst latency per second of the run: tells one long stall from many short ones.
+            int second = (int) ((commit - first) / 1_000_000_000L);
+            Arrival arrived = arrivedAt.get(id);
+            if (arrived != null) {
+              worstPerSecond.merge(second, (arrived.nanos() - commit) / 1_000_000L, Math::max);
+            }
+            if (second >= warmUpSeconds) {
+              if (arrived != null) {
+                Latency.recordNanos(latencies, arrived.nanos() - commit);
+              }
+              Arrival acked = acknowledgedAt.get(id);
+              if (acked != null) {
+                Latency.recordNanos(acknowledgedLatencies, acked.nanos() - commit);
+              }
+            }
+          });
+      String timeline = System.getProperty(TIMELINE_PROPERTY, "");
+      if (!timeline.isBlank()) {
+        writeTimeline(
+            Path.of(timeline)
+                .resolve(
+                    String.format(
+                        Locale.ROOT,
+                        "live-%d-per-s-%d.csv",
+                        perSecond,
+                        TIMELINES.incrementAndGet())),
+            committedAt,
+            first,
+            wallMinusNanoMillis,
+            acknowledgedAt,
+            arrivedAt);
+      }
+      return new Latencies(latencies, worstPerSecond, acknowledgedLatencies);
+    }
+  }
+
+  /** A record's arrival at a reader ({@link System#nanoTime()}) and its {@code CreateTime}. */
+  private record Arrival(long nanos, long createdMillis) {}
+
+  private static void writeTimeline(
+      Path file,
+      Map<String, Long> committedAt,
+      long first,
+      long wallMinusNanoMillis,
+      Map<String, Arrival> acknowledgedAt,
+      Map<String, Arrival> arrivedAt)
+      throws IOException {
+    List<String> lines = new ArrayList<>();
+    lines.add("commit_ms,created_ms,acknowledged_ms,committed_ms");
+    committedAt.entrySet().stream()
+        .sorted(Map.Entry.comparingByValue())
+        .forEach(
+            entry -> {
+              Arrival acked = acknowledgedAt.get(entry.getKey());
+              Arrival arrived = arrivedAt.get(entry.getKey());
+              lines.add(
+                  String.format(
+                      Locale.ROOT,
+                      "%.3f,%s,%s,%s",
+                      (entry.getValue() - first) / 1e6,
+                      acked == null
+                          ? ""
+                          : Long.toString(
+                              acked.createdMillis() - wallMinusNanoMillis - first / 1_000_000L),
+                      acked == null
+                          ? ""
+                          : String.format(Locale.ROOT, "%.3f", (acked.nanos() - first) / 1e6),
+                      arrived == null
+                          ? ""
+                          : String.format(Locale.ROOT, "%.3f", (arrived.nanos() - first) / 1e6)));
+            });
+    Files.createDirectories(file.getParent());
+    Files.write(file, lines);
+  }
+
+  /** A consumer of the topic at one isolation level, at its end when made. */
+  private static final class Reader implements AutoCloseable {
+
+    private final KafkaConsumer<byte[], byte[]> consumer;
+
+    Reader(RelayFixture fixture, String isolation) {
+      Map<String, Object> config = new HashMap<>();
+      config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, fixture.context().bootstrapServers());
+      config.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 5);
+      config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
+      consumer =
+          new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
       List<TopicPartition> partitions = partitions(consumer, fixture.publicationEvents);
       consumer.assign(partitions);
       consumer.seekToEnd(partitions);
       partitions.forEach(consumer::position);
-      CompletableFuture<Void> writer =
-          CompletableFuture.runAsync(() -> write(fixture, perSecond, events, offered, committedAt));
-      // Only this load's rows count: a relay still publishing an earlier backlog, or publishing
-      // again what it had sent before a restart, must not end the wait early.
-      Map<String, Long> arrivedAt = new HashMap<>();
-      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+    }
+
+    /**
+     * When each offered row arrived ({@link System#nanoTime()}), until all {@code events} have or
+     * {@code deadline} passes. Only this load's rows count: a relay still publishing an earlier
+     * backlog, or publishing again what it had sent before a restart, must not end the wait early.
+     */
+    Map<String, Arrival> arrivals(Set<String> offered, int events, long deadline) {
+      Map<String, Arrival> arrivedAt = new HashMap<>();
       while (arrivedAt.size() < events && System.nanoTime() < deadline) {
         for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(5))) {
           long now = System.nanoTime();
           String id = new String(record.headers().lastHeader("id").value(), StandardCharsets.UTF_8);
           if (offered.contains(id)) {
-            arrivedAt.putIfAbsent(id, now);
+            arrivedAt.putIfAbsent(id, new Arrival(now, record.timestamp()));
           }
         }
       }
-      writer.get(1, TimeUnit.MINUTES);
-      long first = committedAt.values().stream().mapToLong(Long::longValue).min().orElse(0);
-      arrivedAt.forEach(
-          (id, at) -> {
-            Long committed = committedAt.get(id);
-            if (committed != null) {
-              // Worst latency per second of the run: tells one long stall from many short ones.
-              int second = (int) ((committed - first) / 1_000_000_000L);
-              worstPerSecond.merge(second, (at - committed) / 1_000_000L, Math::max);
-              if (second >= warmUpSeconds) {
-                Latency.recordNanos(latencies, at - committed);
-              }
-            }
-          });
+      return arrivedAt;
     }
-    return new Latencies(latencies, worstPerSecond);
+
+    @Override
+    public void close() {
+      consumer.close();
+    }
   }
 
   private static void write(

@@ -330,8 +330,10 @@ public final class RelayDrainBenchmark {
               idleShare * 100, busiest(threadsBefore, threadTicks(handle.pid()), elapsed));
     }
     return String.format(
-        "%s; latency at 1,000 ev/s offered (1 row/tx, %d events after a %d s warm-up): p50 %.1f ms,"
-            + " p90 %.1f ms, p99 %.1f ms, max %.1f ms; worst per second (ms) warm-up %s, measured %s; at 20 ev/s"
+        "%s; latency at 1,000 ev/s offered (1 row/tx, %d events after a %d s warm-up), to a"
+            + " read_committed reader: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms; acknowledged"
+            + " (read_uncommitted): p50 %.1f ms, p99 %.1f ms; worst per second (ms) warm-up %s,"
+            + " measured %s; at 20 ev/s"
             + " (%d events): p50 %.1f ms, p99 %.1f ms, max %.1f ms; at 2 ev/s (%d events): p50 %.1f ms,"
             + " max %.1f ms; idle relay CPU, heartbeat 10 s: 0-10 s after the"
             + " load %s, 30-40 s after %s",
@@ -342,6 +344,8 @@ public final class RelayDrainBenchmark {
         Latency.ms(high.micros(), 90),
         Latency.ms(high.micros(), 99),
         Latency.maxMs(high.micros()),
+        Latency.ms(high.acknowledgedMicros(), 50),
+        Latency.ms(high.acknowledgedMicros(), 99),
         worstPerSecond.headMap(warmUpSeconds).values(),
         worstPerSecond.tailMap(warmUpSeconds).values(),
         low.micros().getTotalCount(),

@@ -32,6 +32,11 @@ import java.util.Properties;
  *   <li>{@code offset.flush.interval.ms=250}: after a crash only the events published since the
  *       last commit (a quarter second's worth) are re-sent; a commit is one small write to the
  *       compacted offsets topic.
+ *   <li>{@code linger.ms=0}, read by the offset store's producer alone: the engine commits offsets
+ *       on the thread that hands batches to the sink and waits for the write, so every event that
+ *       arrives meanwhile waits too. At Kafka's default linger of 5 ms each of the four commits a
+ *       second stalled the relay at least 5 ms: at 1,000 events/s a cluster of late events every
+ *       250 ms (BENCHMARKS.md, "The offset commits at 1,000 events/s").
  *   <li>{@code poll.interval.ms=10}: how long Debezium's streaming thread sleeps whenever the
  *       replication stream has been dry for 5 reads. While events trickle in, that sleep is what an
  *       event waits before it is read; once the stream has been quiet for {@code
@@ -160,6 +165,9 @@ public final class EngineProperties {
     p.put("offset.storage.replication.factor", "-1");
     p.put("offset.flush.interval.ms", "250");
     p.put("offset.flush.timeout.ms", "10000");
+    // Read by the offset store's producer alone (Kafka's KafkaOffsetBackingStore builds it from the
+    // engine's settings); nothing else in the engine has a linger.
+    p.put("linger.ms", "0");
     p.put("poll.interval.ms", "10");
     p.put("max.queue.size", "2048");
     p.put("max.batch.size", "512");

@@ -172,6 +172,18 @@ class EnginePropertiesTest {
   }
 
   @Test
+  void shouldSendEachOffsetCommitAtOnceUnlessTheSourceSaysOtherwise() {
+    // The engine waits for each commit on the thread that feeds the sink: Kafka's default linger
+    // (5 ms) would hold every commit, and the events behind it, that long.
+    Map<String, String> lingering = source();
+    lingering.put("linger.ms", "5");
+
+    assertThat(build(source()).get("linger.ms")).isEqualTo("0");
+    assertThat(build(source(), DebeziumPatches.OFF).get("linger.ms")).isEqualTo("0");
+    assertThat(build(lingering).get("linger.ms")).isEqualTo("5");
+  }
+
+  @Test
   void shouldGiveTheOffsetStoreTheSinksKafkaSecurity() {
     Map<String, Object> client =
         Map.of(
