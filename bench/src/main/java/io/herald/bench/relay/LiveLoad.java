@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -53,7 +54,8 @@ public final class LiveLoad {
    * {@code CreateTime} (Debezium's outbox router stamps the change event's {@code ts_ms}, when the
    * connector's streaming thread made the event, for the relay and Kafka Connect alike), and its
    * arrival at the {@code read_uncommitted} and {@code read_committed} readers, in milliseconds
-   * since the load's first commit. The {@code CreateTime} is the wall clock's, to the millisecond.
+   * since the load's first commit. The {@code CreateTime} is the wall clock's in whole
+   * milliseconds, so a split at it is good to about a millisecond.
    */
   public static final String TIMELINE_PROPERTY = "herald.bench.live-timeline";
 
@@ -83,11 +85,13 @@ public final class LiveLoad {
     Map<String, Long> committedAt = new ConcurrentHashMap<>();
     // Named before their insert, so an arrival is recognised even before its commit is noted.
     Set<String> offered = ConcurrentHashMap.newKeySet();
-    long deadline = System.nanoTime() + ARRIVAL_WAIT.toNanos();
-    // The wall clock against the monotonic one, to place the records' send times on the timeline.
-    long wallMinusNanoMillis = System.currentTimeMillis() - System.nanoTime() / 1_000_000L;
+    // The wall clock against the monotonic one, to place the records' CreateTime on the timeline.
+    Instant wall = Instant.now();
+    long wallMinusNanos =
+        wall.getEpochSecond() * 1_000_000_000L + wall.getNano() - System.nanoTime();
     try (Reader committed = new Reader(fixture, "read_committed");
         Reader acknowledged = new Reader(fixture, "read_uncommitted")) {
+      long deadline = System.nanoTime() + ARRIVAL_WAIT.toNanos();
       Map<String, Arrival> arrivedAt;
       Map<String, Arrival> acknowledgedAt;
       ExecutorService threads = Executors.newFixedThreadPool(3);
@@ -103,9 +107,15 @@ public final class LiveLoad {
         acknowledgedAt = acknowledgedArrivals.get();
       } finally {
         // A reader still polling (the writer failed) stops before its consumer is closed.
+        committed.wakeup();
+        acknowledged.wakeup();
         threads.shutdownNow();
-        threads.awaitTermination(10, TimeUnit.SECONDS);
+        if (!threads.awaitTermination(10, TimeUnit.SECONDS)) {
+          throw new IllegalStateException("the live load's readers did not stop in 10 s");
+        }
       }
+      missing(committedAt.size(), arrivedAt.size(), "read_committed");
+      missing(committedAt.size(), acknowledgedAt.size(), "read_uncommitted");
       long first = committedAt.values().stream().mapToLong(Long::longValue).min().orElse(0);
       // Both filled by this thread once the readers have finished, so neither needs a lock.
       Histogram latencies = Latency.histogram();
@@ -141,11 +151,29 @@ public final class LiveLoad {
                         TIMELINES.incrementAndGet())),
             committedAt,
             first,
-            wallMinusNanoMillis,
+            wallMinusNanos,
             acknowledgedAt,
             arrivedAt);
       }
       return new Latencies(latencies, worstPerSecond, acknowledgedLatencies);
+    }
+  }
+
+  /**
+   * Fails the load when a reader got fewer of its rows than were committed: a row that never
+   * arrives is lost (or stuck behind an open transaction), not merely late, and the two readers'
+   * latencies would no longer cover the same rows.
+   */
+  private static void missing(int committed, int arrived, String reader) {
+    if (arrived < committed) {
+      throw new IllegalStateException(
+          String.format(
+              Locale.ROOT,
+              "%,d of %,d committed rows did not reach the %s reader within %s",
+              committed - arrived,
+              committed,
+              reader,
+              ARRIVAL_WAIT));
     }
   }
 
@@ -156,7 +184,7 @@ public final class LiveLoad {
       Path file,
       Map<String, Long> committedAt,
       long first,
-      long wallMinusNanoMillis,
+      long wallMinusNanos,
       Map<String, Arrival> acknowledgedAt,
       Map<String, Arrival> arrivedAt)
       throws IOException {
@@ -175,8 +203,10 @@ public final class LiveLoad {
                       (entry.getValue() - first) / 1e6,
                       acked == null
                           ? ""
-                          : Long.toString(
-                              acked.createdMillis() - wallMinusNanoMillis - first / 1_000_000L),
+                          : String.format(
+                              Locale.ROOT,
+                              "%.3f",
+                              (acked.createdMillis() * 1_000_000L - wallMinusNanos - first) / 1e6),
                       acked == null
                           ? ""
                           : String.format(Locale.ROOT, "%.3f", (acked.nanos() - first) / 1e6),
@@ -223,6 +253,11 @@ public final class LiveLoad {
         }
       }
       return arrivedAt;
+    }
+
+    /** Makes a {@link #arrivals} in progress on another thread stop (its poll throws). */
+    void wakeup() {
+      consumer.wakeup();
     }
 
     @Override

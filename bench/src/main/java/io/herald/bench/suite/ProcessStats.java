@@ -35,49 +35,47 @@ public final class ProcessStats {
 
   /**
    * The process's CPU seconds (user and system, reaped children included) and memory, plus the CPU
-   * of its live descendants when {@code withDescendants}; empty when it has gone.
+   * of its live descendants when {@code withDescendants} (each with what it has reaped of its own);
+   * empty when it has gone.
    */
   public static Optional<Sample> sample(long pid, boolean withDescendants) {
-    if (withDescendants) {
-      awaitNoExitedDescendants(pid);
-    }
-    Optional<Double> own = cpuSeconds(pid, true);
-    if (own.isEmpty()) {
-      return Optional.empty();
-    }
-    double cpu = own.get();
-    if (withDescendants) {
-      for (long child : descendants(pid)) {
-        // A child's reaped children are in its own cutime; a child reaped meanwhile is in ours.
-        cpu += cpuSeconds(child, false).orElse(0.0);
-      }
-    }
-    return Optional.of(
-        new Sample(
-            cpu, jitCpuSeconds(pid), statusBytes(pid, "VmRSS:"), statusBytes(pid, "VmHWM:")));
+    Optional<Double> cpu = withDescendants ? cpuSecondsWithDescendants(pid) : cpuSeconds(pid, true);
+    return cpu.map(
+        seconds ->
+            new Sample(
+                seconds,
+                jitCpuSeconds(pid),
+                statusBytes(pid, "VmRSS:"),
+                statusBytes(pid, "VmHWM:")));
   }
 
-  /**
-   * How long a reading waits for a descendant that has exited to be reaped. The kernel reports no
-   * CPU for such a process (a zombie), and adds its time to its parent's {@code cutime} only when
-   * the parent reaps it: read in between, it counts nowhere, and reappears in whichever reading
-   * spans the reaping. PostgreSQL's postmaster reaps a backend or walsender within milliseconds.
-   */
-  static final java.time.Duration REAP_WAIT = java.time.Duration.ofSeconds(3);
+  /** How often a reading is taken again when a descendant was reaped while it was taken. */
+  private static final int READ_ATTEMPTS = 20;
 
   /**
-   * Waits up to {@link #REAP_WAIT} until no descendant of {@code pid} has exited unreaped; past
-   * that the reading goes ahead without the unreaped one's time.
+   * The process's CPU with its reaped children's and its live descendants' (each with what it has
+   * reaped of its own). A descendant reaped while they are read would be counted twice or not at
+   * all (its time moves into its parent's reaped-children time, PostgreSQL's backends into the
+   * postmaster's), and then land in the next reading; so the reading is taken again while the
+   * process's reaped-children time moved under it.
    */
-  private static void awaitNoExitedDescendants(long pid) {
-    long deadline = System.nanoTime() + REAP_WAIT.toNanos();
-    while (descendants(pid).stream().anyMatch(ProcessStats::exitedUnreaped)
-        && System.nanoTime() < deadline) {
-      try {
-        Thread.sleep(5); // the parent reaps on its own schedule; nothing to wait on but /proc
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
+  private static Optional<Double> cpuSecondsWithDescendants(long pid) {
+    for (int attempt = 1; ; attempt++) {
+      Optional<String[]> before = statFields(pid);
+      if (before.isEmpty()) {
+        return Optional.empty();
+      }
+      double descendants = 0;
+      for (long child : descendants(pid)) {
+        descendants += cpuSeconds(child, true).orElse(0.0);
+      }
+      Optional<String[]> after = statFields(pid);
+      if (after.isEmpty()) {
+        return Optional.empty();
+      }
+      if (reapedTicks(before.get()) == reapedTicks(after.get()) || attempt == READ_ATTEMPTS) {
+        // Past the attempts (a group reaping continuously) one reaping may be misplaced.
+        return Optional.of(ticksToSeconds(ownAndReapedTicks(after.get())) + descendants);
       }
     }
   }
@@ -86,11 +84,6 @@ public final class ProcessStats {
     List<Long> descendants = new ArrayList<>();
     ProcessHandle.of(pid).ifPresent(p -> p.descendants().forEach(d -> descendants.add(d.pid())));
     return descendants;
-  }
-
-  /** Whether {@code pid} has exited and its parent has not reaped it yet (state {@code Z}). */
-  private static boolean exitedUnreaped(long pid) {
-    return statFields(pid).map(fields -> fields[0].equals("Z")).orElse(false);
   }
 
   /**
@@ -187,21 +180,32 @@ public final class ProcessStats {
   private static Optional<Double> cpuSeconds(long pid, boolean withReapedChildren) {
     return statFields(pid)
         .map(
-            fields -> {
-              // After "pid (comm)": [0]=state [1]=ppid ... [11]=utime [12]=stime [13]=cutime
-              // [14]=cstime.
-              long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
-              if (withReapedChildren) {
-                ticks += Long.parseLong(fields[13]) + Long.parseLong(fields[14]);
-              }
-              return ticks / (double) TICKS_PER_SECOND;
-            });
+            fields ->
+                ticksToSeconds(
+                    withReapedChildren
+                        ? ownAndReapedTicks(fields)
+                        : Long.parseLong(fields[11]) + Long.parseLong(fields[12])));
+  }
+
+  // After "pid (comm)": [0]=state [1]=ppid ... [11]=utime [12]=stime [13]=cutime [14]=cstime.
+
+  private static long ownAndReapedTicks(String[] fields) {
+    return Long.parseLong(fields[11]) + Long.parseLong(fields[12]) + reapedTicks(fields);
+  }
+
+  private static long reapedTicks(String[] fields) {
+    return Long.parseLong(fields[13]) + Long.parseLong(fields[14]);
+  }
+
+  private static double ticksToSeconds(long ticks) {
+    return ticks / (double) TICKS_PER_SECOND;
   }
 
   private static double reapedChildrenCpuSeconds(long pid) {
-    String[] fields =
-        statFields(pid).orElseThrow(() -> new IllegalStateException("no /proc entry for " + pid));
-    return (Long.parseLong(fields[13]) + Long.parseLong(fields[14])) / (double) TICKS_PER_SECOND;
+    return ticksToSeconds(
+        reapedTicks(
+            statFields(pid)
+                .orElseThrow(() -> new IllegalStateException("no /proc entry for " + pid))));
   }
 
   private static Optional<String[]> statFields(long pid) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
@@ -26,47 +27,36 @@ class ProcessStatsTest {
   }
 
   @Test
-  void shouldCountADescendantThatHasExitedOnceItsParentReapsIt() throws Exception {
-    // `timeout` burns CPU through its child `yes` for a second and exits; its parent reaps it only
-    // at `wait`, a second and a half later (a shell would reap it at once), then lives on. In
-    // between, the exited
-    // `timeout` reports no CPU and the parent's reaped-children time does not hold it yet.
+  void shouldCountWhatALiveDescendantHasReapedOfItsOwn() throws Exception {
+    // The child runs `timeout 2 yes` to its end and lives on: its CPU is then in the
+    // child's reaped-children time only, not yet in its parent's.
     Process parent =
         new ProcessBuilder(
                 "perl",
                 "-e",
-                "if (!fork) { open STDOUT, '>/dev/null'; exec 'timeout', '1', 'yes' }"
-                    + " sleep 2.5; wait; sleep 10")
+                "if (!fork) { open STDOUT, '>/dev/null'; system 'timeout', '2', 'yes'; sleep 30;"
+                    + " exit } sleep 30")
             .start();
+    ProcessHandle handle = parent.toHandle();
     try {
-      long parentPid = parent.pid();
+      // `timeout` and `yes` seen below the child, then gone: the child has reaped them.
+      AtomicBoolean grandchildrenSeen = new AtomicBoolean();
       Awaitility.await()
-          .atMost(Duration.ofSeconds(10))
-          .until(() -> ProcessHandle.of(parentPid).map(p -> exitedChild(p)).orElse(false));
+          .atMost(Duration.ofSeconds(20))
+          .until(
+              () -> {
+                long below = handle.descendants().count();
+                grandchildrenSeen.compareAndSet(false, below > 1);
+                return grandchildrenSeen.get() && below == 1;
+              });
 
-      ProcessStats.Sample reading = ProcessStats.sample(parentPid, true).orElseThrow();
+      ProcessStats.Sample reading = ProcessStats.sample(parent.pid(), true).orElseThrow();
 
-      assertThat(reading.cpuSeconds()).as("the exited child's CPU, once reaped").isGreaterThan(0.2);
+      assertThat(reading.cpuSeconds()).as("yes's CPU, reaped by the child").isGreaterThan(0.2);
     } finally {
+      handle.descendants().forEach(ProcessHandle::destroyForcibly);
       parent.destroyForcibly().waitFor();
     }
-  }
-
-  /** Whether a child of {@code parent} has exited unreaped (the state field of its stat file). */
-  private static boolean exitedChild(ProcessHandle parent) {
-    return parent
-        .children()
-        .anyMatch(
-            child -> {
-              try {
-                String stat =
-                    java.nio.file.Files.readString(
-                        java.nio.file.Path.of("/proc", Long.toString(child.pid()), "stat"));
-                return stat.substring(stat.lastIndexOf(')') + 2).startsWith("Z");
-              } catch (java.io.IOException gone) {
-                return false;
-              }
-            });
   }
 
   @Test

@@ -32,7 +32,7 @@ import java.util.Properties;
  *   <li>{@code offset.flush.interval.ms=250}: after a crash only the events published since the
  *       last commit (a quarter second's worth) are re-sent; a commit is one small write to the
  *       compacted offsets topic.
- *   <li>{@code linger.ms=0}, read by the offset store's producer alone: the engine commits offsets
+ *   <li>{@code linger.ms=0}, used only by the offset store's producer: the engine commits offsets
  *       on the thread that hands batches to the sink and waits for the write, so every event that
  *       arrives meanwhile waits too. At Kafka's default linger of 5 ms each of the four commits a
  *       second stalled the relay at least 5 ms: at 1,000 events/s a cluster of late events every
@@ -165,8 +165,8 @@ public final class EngineProperties {
     p.put("offset.storage.replication.factor", "-1");
     p.put("offset.flush.interval.ms", "250");
     p.put("offset.flush.timeout.ms", "10000");
-    // Read by the offset store's producer alone (Kafka's KafkaOffsetBackingStore builds it from the
-    // engine's settings); nothing else in the engine has a linger.
+    // Used only by the offset store's producer (Kafka's KafkaOffsetBackingStore builds its clients
+    // from the engine's settings); no other client of the engine has a linger.
     p.put("linger.ms", "0");
     p.put("poll.interval.ms", "10");
     p.put("max.queue.size", "2048");
