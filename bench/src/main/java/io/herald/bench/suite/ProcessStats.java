@@ -49,15 +49,15 @@ public final class ProcessStats {
                 statusBytes(pid, "VmHWM:")));
   }
 
-  /** How often a reading is taken again when a descendant was reaped while it was taken. */
+  /** How often a reading is taken at most when a child was reaped while it was taken. */
   private static final int READ_ATTEMPTS = 20;
 
   /**
    * The process's CPU with its reaped children's and its live descendants' (each with what it has
-   * reaped of its own). A descendant reaped while they are read would be counted twice or not at
-   * all (its time moves into its parent's reaped-children time, PostgreSQL's backends into the
-   * postmaster's), and then land in the next reading; so the reading is taken again while the
-   * process's reaped-children time moved under it.
+   * reaped of its own). A child the process reaps while they are read would be counted twice or not
+   * at all (its time moves into the process's reaped-children time, as PostgreSQL's backends' into
+   * the postmaster's), and then land in the next reading; so the reading is taken again while that
+   * time moved under it. (A deeper descendant reaped meanwhile can still be misplaced once.)
    */
   private static Optional<Double> cpuSecondsWithDescendants(long pid) {
     for (int attempt = 1; ; attempt++) {
