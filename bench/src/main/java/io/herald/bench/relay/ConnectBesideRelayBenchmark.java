@@ -229,8 +229,11 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
       // Every round's events in one histogram: the p99 of them all, not a median of p99s.
       Histogram latencies = Latency.histogram();
       Histogram acknowledged = Latency.histogram();
-      runs.forEach(r -> latencies.add(r.live().micros()));
-      runs.forEach(r -> acknowledged.add(r.live().acknowledgedMicros()));
+      runs.forEach(
+          r -> {
+            latencies.add(r.live().micros());
+            acknowledged.add(r.live().acknowledgedMicros());
+          });
       double p50 = Latency.ms(latencies, 50);
       double p99 = Latency.ms(latencies, 99);
       split.add(

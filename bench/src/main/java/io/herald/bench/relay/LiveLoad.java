@@ -121,22 +121,16 @@ public final class LiveLoad {
       Histogram latencies = Latency.histogram();
       Histogram acknowledgedLatencies = Latency.histogram();
       SortedMap<Integer, Long> worstPerSecond = new TreeMap<>();
+      // Every committed row reached both readers (checked above).
       committedAt.forEach(
           (id, commit) -> {
             // Worst latency per second of the run: tells one long stall from many short ones.
             int second = (int) ((commit - first) / 1_000_000_000L);
-            Arrival arrived = arrivedAt.get(id);
-            if (arrived != null) {
-              worstPerSecond.merge(second, (arrived.nanos() - commit) / 1_000_000L, Math::max);
-            }
+            long latency = arrivedAt.get(id).nanos() - commit;
+            worstPerSecond.merge(second, latency / 1_000_000L, Math::max);
             if (second >= warmUpSeconds) {
-              if (arrived != null) {
-                Latency.recordNanos(latencies, arrived.nanos() - commit);
-              }
-              Arrival acked = acknowledgedAt.get(id);
-              if (acked != null) {
-                Latency.recordNanos(acknowledgedLatencies, acked.nanos() - commit);
-              }
+              Latency.recordNanos(latencies, latency);
+              Latency.recordNanos(acknowledgedLatencies, acknowledgedAt.get(id).nanos() - commit);
             }
           });
       String timeline = System.getProperty(TIMELINE_PROPERTY, "");
@@ -195,24 +189,14 @@ public final class LiveLoad {
         .forEach(
             entry -> {
               Arrival acked = acknowledgedAt.get(entry.getKey());
-              Arrival arrived = arrivedAt.get(entry.getKey());
               lines.add(
                   String.format(
                       Locale.ROOT,
-                      "%.3f,%s,%s,%s",
+                      "%.3f,%.3f,%.3f,%.3f",
                       (entry.getValue() - first) / 1e6,
-                      acked == null
-                          ? ""
-                          : String.format(
-                              Locale.ROOT,
-                              "%.3f",
-                              (acked.createdMillis() * 1_000_000L - wallMinusNanos - first) / 1e6),
-                      acked == null
-                          ? ""
-                          : String.format(Locale.ROOT, "%.3f", (acked.nanos() - first) / 1e6),
-                      arrived == null
-                          ? ""
-                          : String.format(Locale.ROOT, "%.3f", (arrived.nanos() - first) / 1e6)));
+                      (acked.createdMillis() * 1_000_000L - wallMinusNanos - first) / 1e6,
+                      (acked.nanos() - first) / 1e6,
+                      (arrivedAt.get(entry.getKey()).nanos() - first) / 1e6));
             });
     Files.createDirectories(file.getParent());
     Files.write(file, lines);
