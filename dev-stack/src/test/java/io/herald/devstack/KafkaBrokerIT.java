@@ -18,6 +18,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -26,6 +28,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -61,6 +64,27 @@ class KafkaBrokerIT {
     assertEquals(1, received.size());
     assertEquals("t1/a-1/dest-a", received.get(0).key());
     assertEquals("hello", received.get(0).value());
+  }
+
+  /**
+   * The relay's next transaction waits on this retry whenever the previous commit's markers are
+   * still being written (EmbeddedKafkaBroker's settings): a key the broker did not know would be
+   * ignored with a warning, leaving Kafka's 20 ms.
+   */
+  @Test
+  void shouldRetryATransactionsPartitionAddAfterOneMillisecond(StackContext stack)
+      throws Exception {
+    try (Admin admin =
+        Admin.create(
+            Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers()))) {
+      Node broker = admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).iterator().next();
+      ConfigResource resource = new ConfigResource(ConfigResource.Type.BROKER, broker.idString());
+      Config config =
+          admin.describeConfigs(List.of(resource)).all().get(30, TimeUnit.SECONDS).get(resource);
+      ConfigEntry backoff = config.get("add.partitions.to.txn.retry.backoff.ms");
+      assertEquals("1", backoff.value());
+      assertEquals(ConfigEntry.ConfigSource.STATIC_BROKER_CONFIG, backoff.source());
+    }
   }
 
   @Test

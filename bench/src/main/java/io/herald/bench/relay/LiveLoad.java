@@ -54,8 +54,9 @@ public final class LiveLoad {
    * {@code CreateTime} (Debezium's outbox router stamps the change event's {@code ts_ms}, when the
    * connector's streaming thread made the event, for the relay and Kafka Connect alike), and its
    * arrival at the {@code read_uncommitted} and {@code read_committed} readers, in milliseconds
-   * since the load's first commit. The {@code CreateTime} is the wall clock's in whole
-   * milliseconds, so a split at it is good to about a millisecond.
+   * since the load's first commit, and the commit on the wall clock (milliseconds since the epoch),
+   * to place the events beside a GC log or a JFR recording of the processes. The {@code CreateTime}
+   * is the wall clock's in whole milliseconds, so a split at it is good to about a millisecond.
    */
   public static final String TIMELINE_PROPERTY = "herald.bench.live-timeline";
 
@@ -183,7 +184,7 @@ public final class LiveLoad {
       Map<String, Arrival> arrivedAt)
       throws IOException {
     List<String> lines = new ArrayList<>();
-    lines.add("commit_ms,created_ms,acknowledged_ms,committed_ms");
+    lines.add("commit_ms,created_ms,acknowledged_ms,committed_ms,commit_epoch_ms");
     committedAt.entrySet().stream()
         .sorted(Map.Entry.comparingByValue())
         .forEach(
@@ -192,11 +193,12 @@ public final class LiveLoad {
               lines.add(
                   String.format(
                       Locale.ROOT,
-                      "%.3f,%.3f,%.3f,%.3f",
+                      "%.3f,%.3f,%.3f,%.3f,%.3f",
                       (entry.getValue() - first) / 1e6,
                       (acked.createdMillis() * 1_000_000L - wallMinusNanos - first) / 1e6,
                       (acked.nanos() - first) / 1e6,
-                      (arrivedAt.get(entry.getKey()).nanos() - first) / 1e6));
+                      (arrivedAt.get(entry.getKey()).nanos() - first) / 1e6,
+                      (entry.getValue() + wallMinusNanos) / 1e6));
             });
     Files.createDirectories(file.getParent());
     Files.write(file, lines);
