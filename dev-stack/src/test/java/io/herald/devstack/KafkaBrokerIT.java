@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -67,9 +68,9 @@ class KafkaBrokerIT {
   }
 
   /**
-   * The relay's next transaction waits on this retry whenever the previous commit's markers are
-   * still being written (EmbeddedKafkaBroker's settings): a key the broker did not know would be
-   * ignored with a warning, leaving Kafka's 20 ms.
+   * The relay's next transaction waits on this retry while the previous commit's markers are still
+   * being written (EmbeddedKafkaBroker's settings). A misspelt key would only be warned about, and
+   * the broker would keep Kafka's 20 ms.
    */
   @Test
   void shouldRetryATransactionsPartitionAddAfterOneMillisecond(StackContext stack)
@@ -82,6 +83,7 @@ class KafkaBrokerIT {
       Config config =
           admin.describeConfigs(List.of(resource)).all().get(30, TimeUnit.SECONDS).get(resource);
       ConfigEntry backoff = config.get("add.partitions.to.txn.retry.backoff.ms");
+      assertNotNull(backoff, "the broker does not report the setting");
       assertEquals("1", backoff.value());
       assertEquals(ConfigEntry.ConfigSource.STATIC_BROKER_CONFIG, backoff.source());
     }

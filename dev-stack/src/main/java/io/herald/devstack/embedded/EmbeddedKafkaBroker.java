@@ -381,7 +381,8 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
     // transactions v2 the next transaction's first record makes its partition's leader add the
     // partition at the coordinator, which refuses until the previous commit's markers are written
     // (about a millisecond here); the leader retries after this backoff, 20 ms by Kafka's default,
-    // and the record waits it out: most of the relay's commit-to-Kafka tail at 1,000 events/s
+    // and the record waits it out: the largest share of the relay's commit-to-Kafka tail at 1,000
+    // events/s
     // (docs/design.md, "The brokers' partition-add retry").
     s.put("add.partitions.to.txn.retry.backoff.ms", "1");
     return s;
