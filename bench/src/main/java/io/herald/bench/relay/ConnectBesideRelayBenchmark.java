@@ -325,8 +325,8 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
                 + " after %d s of warm-up; %d round(s), the sides' order rotating%s. The relay with"
                 + " the shipped relay.properties and RelayJvmOptions.recommended(); Connect %s"
                 + " with stock Debezium 3.6.1 and the relay's engine properties; topic of 3"
-                + " partitions; the dev stack's broker (add.partitions.to.txn.retry.backoff.ms=1,"
-                + " as docs/design.md recommends for the relay's transactions); %d cores.",
+                + " partitions; the dev stack's broker, its transactions' partition-add retry set"
+                + " as docs/design.md recommends for the relay; %d cores.",
             rows,
             ROWS_PER_TX,
             liveSeconds,

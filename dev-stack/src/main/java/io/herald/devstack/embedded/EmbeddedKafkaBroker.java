@@ -382,8 +382,7 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
     // partition at the coordinator, which refuses until the previous commit's markers are written
     // (about a millisecond here); the leader retries after this backoff, 20 ms by Kafka's default,
     // and the record waits it out: the largest share of the relay's commit-to-Kafka tail at 1,000
-    // events/s
-    // (docs/design.md, "The brokers' partition-add retry").
+    // events/s (docs/design.md, "The brokers' partition-add retry").
     s.put("add.partitions.to.txn.retry.backoff.ms", "1");
     return s;
   }
