@@ -20,7 +20,8 @@ import java.util.regex.Pattern;
  *   <caption>What each patch replaces</caption>
  *   <tr><th>patch ({@link #ON})</th><th>stock ({@link #OFF})</th></tr>
  *   <tr><td>{@link HeraldPostgresConnector} running {@link HeraldPostgresConnectorTask} (with
- *       {@link EventHandoff} under the queue and {@link StreamingMetricsTrim} on the meters)</td>
+ *       {@link EventHandoff} under the queue, {@link StreamingMetricsTrim} on the meters and
+ *       {@link FlushedOffset} for the slot's confirmations)</td>
  *       <td>{@link PostgresConnector}</td></tr>
  *   <tr><td>{@code sourceinfo.struct.maker=}{@link LeanSourceInfo}</td>
  *       <td>Debezium's default source block</td></tr>
