@@ -12,9 +12,9 @@ import java.util.regex.Pattern;
  * ({@code relay.engine.debezium-patches}): the one door between the engine wiring and this package.
  *
  * <p>Each patch produces the same events as the stock part it replaces, for less work on the
- * streaming thread or at rest; its class comment names the upstream behaviour it works around and
- * what would let it go. To try a Debezium upgrade, run the relay (and {@code RelayDeliveryIT}'s
- * stock subclass) with the patches off first.
+ * streaming or the engine's thread or at rest; its class comment names the upstream behaviour it
+ * works around and what would let it go. To try a Debezium upgrade, run the relay (and {@code
+ * RelayDeliveryIT}'s stock subclass) with the patches off first.
  *
  * <table>
  *   <caption>What each patch replaces</caption>

@@ -18,6 +18,13 @@ import org.apache.kafka.connect.source.SourceRecord;
  * as Debezium does. The PostgreSQL connector has one source partition (the server), so the last
  * record marked is the whole of what a flush stores.
  *
+ * <p><b>Works around</b> Debezium 3.6.1's {@code PostgresConnectorTask.performCommit}, which reads
+ * the offsets topic back to its end after every flush, on the engine's thread. <b>Would let it
+ * go</b>: a Debezium whose task confirms the position its engine reports stored (the embedded
+ * engine knows it when {@code commit} is called). If an upgrade stops calling {@code commitRecord}
+ * or {@code commit} on the marking thread, nothing is known and the task reads back as before:
+ * slower, never ahead of the topic.
+ *
  * <p>Thread-safe.
  */
 final class FlushedOffset {

@@ -18,8 +18,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.locks.ReentrantLock;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.connect.source.SourceRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Debezium's PostgreSQL task, with a poll that hands over events as soon as the streaming thread
@@ -54,11 +57,14 @@ import org.apache.kafka.connect.source.SourceRecord;
  * queue.
  *
  * <p><b>Would let it go</b>: a Debezium whose queue poll returns as soon as an event is queued (a
- * signal, not a timed wait for a full batch) and does not spin; then this task is only {@link
+ * signal, not a timed wait for a full batch) and does not spin, and one that confirms what its
+ * engine stored without reading it back (see {@link FlushedOffset}); then this task is only {@link
  * StreamingMetricsTrim}'s hook. With {@code relay.engine.debezium-patches=false} the engine runs
  * Debezium's own task.
  */
 public class HeraldPostgresConnectorTask extends PostgresConnectorTask {
+
+  private static final Logger log = LoggerFactory.getLogger(HeraldPostgresConnectorTask.class);
 
   /**
    * Shortest wait of an idle poll. Events wake the poll at once, so the wait only sets how often an
@@ -79,12 +85,13 @@ public class HeraldPostgresConnectorTask extends PostgresConnectorTask {
 
   private final FlushedOffset flushed = new FlushedOffset();
 
-  /** The running coordinator and how to read its offsets; set by {@link #start}. */
-  private volatile Confirming confirming;
+  /**
+   * How the connector reads a stored offset, as Debezium's read-back does; set by {@link #start}.
+   */
+  private volatile PostgresOffsetContext.Loader offsetLoader;
 
-  private record Confirming(
-      ChangeEventSourceCoordinator<PostgresPartition, PostgresOffsetContext> coordinator,
-      PostgresOffsetContext.Loader offsets) {}
+  /** Keeps a stop's confirmation from running beside a poll's, as Debezium's own lock does. */
+  private final ReentrantLock confirmLock = new ReentrantLock();
 
   private record Handoff(
       EventHandoff<DataChangeEvent> events, int maxBatchSize, Duration idleWait) {}
@@ -127,9 +134,7 @@ public class HeraldPostgresConnectorTask extends PostgresConnectorTask {
     ChangeEventSourceCoordinator<PostgresPartition, PostgresOffsetContext> coordinator =
         super.start(config);
     StreamingMetricsTrim.apply(coordinator);
-    confirming =
-        new Confirming(
-            coordinator, new PostgresOffsetContext.Loader(new PostgresConnectorConfig(config)));
+    offsetLoader = new PostgresOffsetContext.Loader(new PostgresConnectorConfig(config));
     return coordinator;
   }
 
@@ -153,15 +158,30 @@ public class HeraldPostgresConnectorTask extends PostgresConnectorTask {
   @Override
   public void performCommit() {
     Optional<FlushedOffset.Position> stored = flushed.stored();
-    Confirming current = confirming;
-    if (stored.isEmpty() || current == null) {
+    PostgresOffsetContext.Loader loader = offsetLoader;
+    if (stored.isEmpty() || loader == null) {
       super.performCommit();
       return;
     }
-    current
-        .coordinator()
-        .commitOffset(
-            stored.get().partition(), current.offsets().load(stored.get().offset()).getOffset());
+    if (!confirmLock.tryLock()) {
+      log.debug("A confirmation is already under way (a poll's and the stop's); this one is left");
+      return;
+    }
+    try {
+      // Null once the task has stopped, which Debezium's own confirmation checks too.
+      ChangeEventSourceCoordinator<PostgresPartition, PostgresOffsetContext> running = coordinator;
+      if (running != null) {
+        running.commitOffset(
+            stored.get().partition(), loader.load(stored.get().offset()).getOffset());
+      }
+    } finally {
+      confirmLock.unlock();
+    }
+  }
+
+  /** What the task knows of its engine's last stored flush, for tests of the wiring. */
+  FlushedOffset flushedOffset() {
+    return flushed;
   }
 
   @Override

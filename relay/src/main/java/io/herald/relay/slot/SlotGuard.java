@@ -15,9 +15,9 @@ import java.util.OptionalLong;
  * <p>The invariants it relies on:
  *
  * <ul>
- *   <li>Debezium confirms a position to the slot only after the offset holding it was stored, so a
- *       slot's {@code confirmed_flush_lsn} is never ahead of {@link
- *       EngineOffset#confirmedPosition()}. When it is, something else moved the slot: it was
+ *   <li>Debezium (and the relay's task in its place) confirms a position to the slot only after the
+ *       offset holding it was stored, so a slot's {@code confirmed_flush_lsn} is never ahead of
+ *       {@link EngineOffset#confirmedPosition()}. When it is, something else moved the slot: it was
  *       dropped and recreated (a new slot starts at the current end of the WAL), advanced by hand,
  *       or consumed by another reader. PostgreSQL would then stream from the slot's position and
  *       the events between the two positions would never reach Kafka.

@@ -38,8 +38,9 @@ class RelayKafkaFailedSendsIT {
             "relay.sink.retry.max-backoff", "1s",
             // Small batches stay full through a backlog, so batches are pipelined when Kafka goes.
             "debezium.source.max.batch.size", "100",
-            // No offset commit during the test: after one, Debezium's next poll reads the offsets
-            // back from Kafka and would block there, outside the sink, for the whole outage.
+            // No offset commit during the test: a commit waits for the offsets topic on the
+            // engine's thread, outside the sink (and with the patches off, Debezium's next poll
+            // reads the offsets back, with no timeout), where an outage would hold it.
             "debezium.source.offset.flush.interval.ms", "600000");
     try (RelayFixture.Relay relay = fixture.start(failFast);
         EventCollector events = fixture.collect(fixture.publicationEvents)) {

@@ -14,6 +14,7 @@ import io.herald.relay.offsets.OffsetTopic;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeSet;
 import java.util.UUID;
 import org.awaitility.Awaitility;
@@ -76,8 +77,7 @@ class RelaySlotConfirmIT {
         .hasSizeGreaterThan(3);
   }
 
-  private static java.util.Optional<Long> storedPosition(
-      OffsetTopic offsets, EngineProperties engine) {
+  private static Optional<Long> storedPosition(OffsetTopic offsets, EngineProperties engine) {
     return offsets
         .read(
             engine.engineName(),
