@@ -217,6 +217,8 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
     List<List<String>> table = new ArrayList<>();
     // p50 / p99 to a read_uncommitted reader, per side: the latency before a transaction commits.
     List<String> split = new ArrayList<>();
+    // Each round's p99 and CPU at 1,000 ev/s, per side: their spread is what a gap is read against.
+    List<String> perRound = new ArrayList<>();
     Map<String, Double> figures = new LinkedHashMap<>();
     Map<String, Double> bars = new LinkedHashMap<>();
     for (String side : sides) {
@@ -243,6 +245,20 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
               side,
               Latency.ms(acknowledged, 50),
               Latency.ms(acknowledged, 99)));
+      perRound.add(
+          side
+              + " "
+              + String.join(
+                  ", ",
+                  runs.stream()
+                      .map(
+                          r ->
+                              String.format(
+                                  Locale.ROOT,
+                                  "%.1f / %.3f",
+                                  Latency.ms(r.live().micros(), 99),
+                                  r.liveCpuSeconds() * 1000 / r.liveEvents()))
+                      .toList()));
       double liveCpu =
           runs.stream().mapToDouble(Round::liveCpuSeconds).sum()
               * 1000
@@ -303,6 +319,10 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
             + " acknowledged it, before its transaction commits: "
             + String.join(", ", split)
             + " (the same for Connect, whose producer is not transactional).");
+    notes.add(
+        "Per round, in round order, p99 ms / CPU s per 1,000 events at 1,000 ev/s: "
+            + String.join("; ", perRound)
+            + ".");
     notes.add(
         "Idle CPU: each process over "
             + idleSeconds
