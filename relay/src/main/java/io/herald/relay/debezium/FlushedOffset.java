@@ -33,18 +33,24 @@ final class FlushedOffset {
   record Position(Map<String, ?> partition, Map<String, ?> offset) {}
 
   private Thread markingThread;
-  private Position marked;
+
+  /** Kept as the record itself: marking runs per event, a flush four times a second. */
+  private SourceRecord marked;
+
   private Position stored;
 
   /** The sink marked {@code record} processed: its offset goes into the next flush. */
   synchronized void marked(SourceRecord record) {
     markingThread = Thread.currentThread();
-    marked = new Position(record.sourcePartition(), record.sourceOffset());
+    marked = record;
   }
 
   /** A flush of the offset writer was stored. */
   synchronized void flushed() {
-    stored = Thread.currentThread() == markingThread ? marked : null;
+    stored =
+        Thread.currentThread() == markingThread && marked != null
+            ? new Position(marked.sourcePartition(), marked.sourceOffset())
+            : null;
   }
 
   /** The position the last flush stored; empty when it is not known (read it back instead). */

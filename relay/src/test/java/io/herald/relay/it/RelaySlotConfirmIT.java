@@ -34,11 +34,12 @@ class RelaySlotConfirmIT {
   void shouldConfirmToTheSlotOnlyPositionsTheOffsetsTopicAlreadyHolds(StackContext context)
       throws Exception {
     RelayFixture fixture = new RelayFixture(context, "slot-confirm");
-    EngineProperties engine = RelayConfig.load(fixture.properties(Map.of()), Map.of()).engine();
+    RelayConfig config = RelayConfig.load(fixture.properties(Map.of()), Map.of());
+    EngineProperties engine = config.engine();
+    // Read as the relay reads it at start-up (RelayMain).
     OffsetTopic offsets =
         new OffsetTopic(
-            ProducerSettings.clientSettings(
-                Map.of("bootstrap.servers", context.bootstrapServers())),
+            ProducerSettings.clientSettings(config.producer()),
             engine.offsetTopic(),
             Json.mapper());
     long created = fixture.confirmedFlush();
