@@ -1,10 +1,12 @@
 package io.herald.relay.debezium;
 
 import io.debezium.connector.postgresql.PostgresConnector;
+import io.debezium.engine.DebeziumEngine;
 import io.debezium.schema.SchemaTopicNamingStrategy;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
 
 /**
@@ -31,6 +33,8 @@ import java.util.regex.Pattern;
  *       <td>Kafka's {@code TopicNameMatches} on the quoted topic name</td></tr>
  *   <tr><td>{@code database.socketFactory=}{@link IdleWaitSocketFactory}
  *       ({@code relay.stream.idle-wait})</td><td>the driver's plain sockets</td></tr>
+ *   <tr><td>transforms on the engine's polling thread ({@link InlineTransforms})</td>
+ *       <td>the engine's record-processing pool</td></tr>
  * </table>
  *
  * <p>Immutable; thread-safe.
@@ -103,6 +107,19 @@ public enum DebeziumPatches {
         IdleWaitSocketFactory.class.getName(),
         "database." + IdleWaitSocketFactory.ARGUMENT_PROPERTY,
         IdleWaitSocketFactory.argument(idleWait.idleWait(), idleWait.idleAfter()));
+  }
+
+  /**
+   * Patches the built engine, before it runs: with the patches on, its transforms run on the thread
+   * that polls the task ({@link InlineTransforms}) unless the engine's settings size its pool.
+   *
+   * @param engineSetting the engine's setting of a key, null where unset
+   */
+  public void patchEngine(DebeziumEngine<?> engine, UnaryOperator<String> engineSetting) {
+    String poolSize = engineSetting.apply(InlineTransforms.POOL_SIZE_PROPERTY);
+    if (this == ON && (poolSize == null || poolSize.isBlank())) {
+      InlineTransforms.apply(engine);
+    }
   }
 
   /**

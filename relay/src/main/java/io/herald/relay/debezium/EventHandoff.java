@@ -38,6 +38,13 @@ final class EventHandoff<T> implements QueueProvider<T> {
   private long lastDrainNanos;
 
   /**
+   * How many queued events wake a waiting drain: the first while it waits for one, a full batch
+   * while it lingers, so the events of a linger do not each wake the engine's thread only for it to
+   * wait again. Guarded by {@link #lock}.
+   */
+  private int wakeAt = 1;
+
+  /**
    * @param capacity the queue's {@code max.queue.size}, to size the storage once
    * @param linger how long after the previous drain a drain may wait for more events to join the
    *     first; zero hands each event over at once
@@ -62,7 +69,9 @@ final class EventHandoff<T> implements QueueProvider<T> {
     lock.lock();
     try {
       events.add(event);
-      notEmpty.signal();
+      if (events.size() >= wakeAt) {
+        notEmpty.signal();
+      }
     } finally {
       lock.unlock();
     }
@@ -108,8 +117,13 @@ final class EventHandoff<T> implements QueueProvider<T> {
         nanos = notEmpty.awaitNanos(nanos);
       }
       long lingerLeft = lastDrainNanos + lingerNanos - System.nanoTime();
-      while (lingerLeft > 0 && events.size() < max) {
-        lingerLeft = notEmpty.awaitNanos(lingerLeft);
+      wakeAt = max;
+      try {
+        while (lingerLeft > 0 && events.size() < max) {
+          lingerLeft = notEmpty.awaitNanos(lingerLeft);
+        }
+      } finally {
+        wakeAt = 1;
       }
       lastDrainNanos = System.nanoTime();
       int count = Math.min(max, events.size());

@@ -36,7 +36,7 @@ import java.util.Properties;
  *       on the thread that hands batches to the sink and waits for the write, so every event that
  *       arrives meanwhile waits too. At Kafka's default linger of 5 ms each of the four commits a
  *       second stalled the relay at least 5 ms: at 1,000 events/s a cluster of late events every
- *       250 ms (BENCHMARKS.md, "The offset commits at 1,000 events/s").
+ *       250 ms (docs/benchmarks-history.md, "The offset commits at 1,000 events/s").
  *   <li>{@code poll.interval.ms=10}: how long Debezium's streaming thread sleeps whenever the
  *       replication stream has been dry for 5 reads. While events trickle in, that sleep is what an
  *       event waits before it is read; once the stream has been quiet for {@code

@@ -65,6 +65,7 @@ public final class RelayEngine implements AutoCloseable {
                   }
                 })
             .build();
+    properties.patches().patchEngine(engine, properties::get);
     this.thread = Thread.ofPlatform().name("herald-relay-engine").unstarted(engine);
   }
 

@@ -14,8 +14,9 @@ import org.postgresql.PGStatement;
  * A statement that joins a growing table through arrays of ids ({@code FROM unnest(?::uuid[]) ...
  * WHERE t.id = u.id}) is the case: its generic plan on the consumer's first, empty deliveries was a
  * hash join over a full scan, 43 ms a call at 80,000 rows against 1 ms through the primary key
- * (BENCHMARKS.md). Planning such a statement costs far less than one scan; single-row statements by
- * key plan the same either way and keep their generic plans.
+ * (docs/benchmarks-history.md, "B5 warm, the generic-plan trap and the offsets"). Planning such a
+ * statement costs far less than one scan; single-row statements by key plan the same either way and
+ * keep their generic plans.
  */
 public final class FreshPlans {
 

@@ -1,0 +1,91 @@
+package io.herald.relay.debezium;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.debezium.embedded.Connect;
+import io.debezium.engine.DebeziumEngine;
+import io.debezium.engine.RecordChangeEvent;
+import io.debezium.engine.format.ChangeEventFormat;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.junit.jupiter.api.Test;
+
+/** The engine as the relay builds it, before it runs: where its transforms would run. */
+class InlineTransformsTest {
+
+  private static DebeziumEngine<RecordChangeEvent<SourceRecord>> engine(
+      Map<String, String> settings) {
+    Properties properties = new Properties();
+    properties.putAll(settings);
+    return DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
+        .using(properties)
+        .notifying((records, committer) -> {})
+        .build();
+  }
+
+  private static Map<String, String> settings() {
+    Map<String, String> settings = new HashMap<>();
+    settings.put("name", "inline-transforms-test");
+    settings.put("connector.class", DebeziumPatches.STOCK_CONNECTOR);
+    settings.put("offset.storage", "org.apache.kafka.connect.storage.MemoryOffsetBackingStore");
+    return settings;
+  }
+
+  @Test
+  void withThePatchesEachTransformRunsOnTheThreadThatSubmitsIt() throws Exception {
+    Map<String, String> settings = settings();
+    var engine = engine(settings);
+
+    DebeziumPatches.ON.patchEngine(engine, settings::get);
+
+    ThreadPoolExecutor pool = InlineTransforms.pool(engine);
+    assertThat(pool.submit(Thread::currentThread).get()).isSameAs(Thread.currentThread());
+    assertThat(pool.getPoolSize()).isZero();
+    assertThatThrownBy(
+            () ->
+                pool.submit(
+                        () -> {
+                          throw new IllegalStateException("transform failed");
+                        })
+                    .get())
+        .isInstanceOf(ExecutionException.class)
+        .hasRootCauseMessage("transform failed");
+  }
+
+  @Test
+  void aDeploymentThatSizesThePoolKeepsIt() throws Exception {
+    Map<String, String> settings = settings();
+    settings.put(InlineTransforms.POOL_SIZE_PROPERTY, "1");
+    var engine = engine(settings);
+
+    DebeziumPatches.ON.patchEngine(engine, settings::get);
+
+    ThreadPoolExecutor pool = InlineTransforms.pool(engine);
+    try {
+      assertThat(pool.submit(Thread::currentThread).get()).isNotSameAs(Thread.currentThread());
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void stockDebeziumTransformsOnItsPool() throws Exception {
+    Map<String, String> settings = settings();
+    var engine = engine(settings);
+
+    DebeziumPatches.OFF.patchEngine(engine, settings::get);
+
+    ThreadPoolExecutor pool = InlineTransforms.pool(engine);
+    try {
+      assertThat(pool.isShutdown()).isFalse();
+      assertThat(pool.submit(Thread::currentThread).get()).isNotSameAs(Thread.currentThread());
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+}
