@@ -1,6 +1,7 @@
 package io.herald.bench.suite;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -107,18 +108,14 @@ public final class ProcessStats {
   }
 
   /** The thread's user and system ticks if it is a JIT compiler thread, else 0 (or if gone). */
-  private static long compilerTicks(Path thread) throws IOException {
-    try {
-      List<String> comm = Files.readAllLines(thread.resolve("comm"));
-      if (comm.isEmpty() || !COMPILER_THREAD.matcher(comm.getFirst()).lookingAt()) {
-        return 0;
-      }
-      return statFields(thread.resolve("stat"))
-          .map(fields -> Long.parseLong(fields[11]) + Long.parseLong(fields[12]))
-          .orElse(0L);
-    } catch (NoSuchFileException e) {
+  private static long compilerTicks(Path thread) {
+    Optional<String> comm = read(thread.resolve("comm"));
+    if (comm.isEmpty() || !COMPILER_THREAD.matcher(comm.get()).lookingAt()) {
       return 0;
     }
+    return statFields(thread.resolve("stat"))
+        .map(fields -> Long.parseLong(fields[11]) + Long.parseLong(fields[12]))
+        .orElse(0L);
   }
 
   /**
@@ -127,15 +124,7 @@ public final class ProcessStats {
    * with the build's class path has.
    */
   public static Optional<String> commandLine(long pid) {
-    try {
-      byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline"));
-      return Optional.of(
-          new String(raw, java.nio.charset.StandardCharsets.UTF_8).replace('\0', ' '));
-    } catch (NoSuchFileException e) {
-      return Optional.empty();
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot read /proc/" + pid + "/cmdline", e);
-    }
+    return read(Path.of("/proc", Long.toString(pid), "cmdline")).map(raw -> raw.replace('\0', ' '));
   }
 
   /**
@@ -214,30 +203,37 @@ public final class ProcessStats {
 
   /** The fields of a process's or thread's {@code stat} file; empty when it has gone. */
   private static Optional<String[]> statFields(Path statFile) {
-    try {
-      String stat = Files.readString(statFile);
-      // The command name may hold spaces and parentheses; the fields start after the last ')'.
-      return Optional.of(stat.substring(stat.lastIndexOf(')') + 2).trim().split(" "));
-    } catch (NoSuchFileException e) {
-      return Optional.empty();
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot read " + statFile, e);
-    }
+    // The command name may hold spaces and parentheses; the fields start after the last ')'.
+    return read(statFile).map(stat -> stat.substring(stat.lastIndexOf(')') + 2).trim().split(" "));
   }
 
   private static long statusBytes(long pid, String field) {
-    try {
-      for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
-        if (line.startsWith(field)) {
-          // "VmRSS:    123456 kB"
-          return Long.parseLong(line.substring(field.length()).trim().split("\\s+")[0]) * 1024;
-        }
+    Optional<String> status = read(Path.of("/proc", Long.toString(pid), "status"));
+    for (String line : status.orElse("").split("\n")) {
+      if (line.startsWith(field)) {
+        // "VmRSS:    123456 kB"
+        return Long.parseLong(line.substring(field.length()).trim().split("\\s+")[0]) * 1024;
       }
-      return 0;
+    }
+    return 0;
+  }
+
+  /**
+   * A file of a process's or thread's {@code /proc} directory; empty when the process or thread has
+   * gone. It can go between the file's opening and its reading, which then fails with "No such
+   * process" (ESRCH, no exception type of its own): a failure after which the directory is gone is
+   * that, any other is thrown.
+   */
+  static Optional<String> read(Path procFile) {
+    try {
+      return Optional.of(Files.readString(procFile, StandardCharsets.UTF_8));
     } catch (NoSuchFileException e) {
-      return 0;
+      return Optional.empty();
     } catch (IOException e) {
-      throw new IllegalStateException("cannot read /proc/" + pid + "/status", e);
+      if (!Files.isDirectory(procFile.getParent())) {
+        return Optional.empty();
+      }
+      throw new IllegalStateException("cannot read " + procFile, e);
     }
   }
 

@@ -3,10 +3,16 @@ package io.herald.bench.suite;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
@@ -120,5 +126,53 @@ class ProcessStatsTest {
     assertThat(self.cpuSeconds()).isPositive();
     assertThat(self.peakRssBytes()).isGreaterThanOrEqualTo(self.rssBytes()).isPositive();
     assertThat(ProcessGroup.describePeakRss(Map.of("bench", self))).matches("bench [0-9]+ MiB");
+  }
+
+  @Test
+  void shouldReadAThreadThatEndsWhileItIsReadAsGone() throws Exception {
+    // Threads of this JVM start and end without pause; a thread that ends between the opening and
+    // the reading of one of its /proc files fails the read with "No such process" (what failed a
+    // quick run of the suite mid-scenario). The plain read below shows the race was run into.
+    AtomicBoolean churning = new AtomicBoolean(true);
+    Thread churn =
+        Thread.ofPlatform()
+            .start(
+                () -> {
+                  while (churning.get()) {
+                    try {
+                      Thread.ofPlatform().start(() -> {}).join();
+                    } catch (InterruptedException e) {
+                      return;
+                    }
+                  }
+                });
+    long self = ProcessHandle.current().pid();
+    Path tasks = Path.of("/proc", Long.toString(self), "task");
+    AtomicInteger raced = new AtomicInteger();
+    try {
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofMillis(1))
+          .until(
+              () -> {
+                try (DirectoryStream<Path> threads = Files.newDirectoryStream(tasks)) {
+                  for (Path thread : threads) {
+                    try {
+                      Files.readString(thread.resolve("comm"));
+                    } catch (NoSuchFileException e) {
+                      // Gone before the opening: not the race.
+                    } catch (IOException e) {
+                      raced.incrementAndGet();
+                    }
+                    ProcessStats.read(thread.resolve("stat"));
+                  }
+                }
+                ProcessStats.jitCpuSeconds(self);
+                return raced.get() >= 3;
+              });
+    } finally {
+      churning.set(false);
+      churn.join();
+    }
   }
 }
