@@ -78,8 +78,8 @@ public final class ConsumerScaleBenchmark implements Scenario {
 
   @Override
   public ScenarioResult run(Bench bench) throws Exception {
-    int backlog = bench.pick(6_000, 250);
-    int warmUp = bench.pick(1_000, 50);
+    int backlog = bench.pick(6_000, 120);
+    int warmUp = bench.pick(1_000, 30);
     // Quick: the harness's smoke; four more JVMs would double its time for one more bar.
     int[] counts = bench.pick(INSTANCES, new int[] {1, 2});
     StackContext stack = StackContext.create(ConsumerScaleBenchmark.class);

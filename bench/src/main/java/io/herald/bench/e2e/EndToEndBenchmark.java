@@ -77,7 +77,7 @@ public final class EndToEndBenchmark implements Scenario {
   public ScenarioResult run(Bench bench) throws Exception {
     int warmUp = bench.pick(2_000, 200);
     int saturation = bench.pick(20_000, 600);
-    Duration latencyPhase = bench.pick(Duration.ofSeconds(60), Duration.ofSeconds(3));
+    Duration latencyPhase = bench.pick(Duration.ofSeconds(60), Duration.ofSeconds(2));
     double probeBefore = PipelineBench.cpuProbeMillis();
     StackContext stack = bench.stack();
     try (DestinationSimulator simulator = Showcase.startSimulator()) {

@@ -62,7 +62,7 @@ public final class MemoryOutageBenchmark implements Scenario {
   @Override
   public ScenarioResult run(Bench bench) throws Exception {
     int fullSpeed = bench.pick(20_000, 300);
-    Duration outage = bench.pick(Duration.ofMinutes(10), Duration.ofSeconds(10));
+    Duration outage = bench.pick(Duration.ofMinutes(10), Duration.ofSeconds(3));
     double outageRate = bench.pick(100.0, 50.0);
     Duration interval = bench.pick(Duration.ofSeconds(5), Duration.ofSeconds(1));
     StackContext stack = StackContext.create(MemoryOutageBenchmark.class);

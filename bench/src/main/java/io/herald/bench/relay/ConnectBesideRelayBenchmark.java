@@ -102,9 +102,9 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
   public ScenarioResult run(Bench bench) throws Exception {
     int rows = bench.pick(1_000_000, 5_000);
     int rounds = bench.pick(3, 1);
-    int liveSeconds = bench.pick(40, 4);
+    int liveSeconds = bench.pick(40, 3);
     int warmUpSeconds = bench.pick(10, 1);
-    int idleSeconds = bench.pick(10, 2);
+    int idleSeconds = bench.pick(10, 1);
     // Quick: the harness's smoke, so the slow-starting second Connect JVM is left out.
     List<String> sides = bench.pick(SIDES, List.of(RELAY, CONNECT));
     Duration timeout = bench.pick(Duration.ofMinutes(30), Duration.ofMinutes(5));

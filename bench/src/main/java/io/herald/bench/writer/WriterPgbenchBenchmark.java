@@ -101,7 +101,7 @@ public final class WriterPgbenchBenchmark implements Scenario {
     int rounds = bench.pick(3, 1);
     int seconds = bench.pick(10, 3);
     int warmup = bench.pick(3, 1);
-    int jitWarmup = bench.pick(15, 3);
+    int jitWarmup = bench.pick(15, 1);
     StackContext stack = StackContext.create(WriterPgbenchBenchmark.class);
     PostgresServer postgres = stack.stack().postgres();
     String runId = UUID.randomUUID().toString().substring(0, 8);

@@ -62,7 +62,7 @@ public final class WriterSlotBenchmark implements Scenario {
     int rounds = bench.pick(5, 1);
     int seconds = bench.pick(10, 2);
     int warmup = bench.pick(3, 1);
-    int jitWarmup = bench.pick(15, 3);
+    int jitWarmup = bench.pick(15, 1);
     StackContext captured = StackContext.create(WriterSlotBenchmark.class);
     PostgresServer postgres = captured.stack().postgres();
     String plain = "b3_no_slot_" + System.currentTimeMillis();
