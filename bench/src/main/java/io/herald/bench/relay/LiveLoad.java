@@ -20,7 +20,9 @@ import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.CompletionService;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -97,13 +99,26 @@ public final class LiveLoad {
       Map<String, Arrival> acknowledgedAt;
       ExecutorService threads = Executors.newFixedThreadPool(3);
       try {
+        // Taken as they end, so a reader that fails fails the load at once, not after the writer.
+        CompletionService<Map<String, Arrival>> ended = new ExecutorCompletionService<>(threads);
         Future<Map<String, Arrival>> committedArrivals =
-            threads.submit(() -> committed.arrivals(offered, events, deadline));
+            ended.submit(() -> committed.arrivals(offered, events, deadline));
         Future<Map<String, Arrival>> acknowledgedArrivals =
-            threads.submit(() -> acknowledged.arrivals(offered, events, deadline));
-        Future<?> writer =
-            threads.submit(() -> write(fixture, perSecond, events, offered, committedAt));
-        writer.get(ARRIVAL_WAIT.toMinutes() + 1, TimeUnit.MINUTES);
+            ended.submit(() -> acknowledged.arrivals(offered, events, deadline));
+        ended.submit(
+            () -> {
+              write(fixture, perSecond, events, offered, committedAt);
+              return Map.of();
+            });
+        for (int task = 0; task < 3; task++) {
+          Future<Map<String, Arrival>> next =
+              ended.poll(ARRIVAL_WAIT.toMinutes() + 1, TimeUnit.MINUTES);
+          if (next == null) {
+            throw new IllegalStateException(
+                "the live load's writer or readers did not end within " + ARRIVAL_WAIT);
+          }
+          next.get();
+        }
         arrivedAt = committedArrivals.get();
         acknowledgedAt = acknowledgedArrivals.get();
       } finally {

@@ -146,6 +146,21 @@ class ChildJvmTest {
     }
   }
 
+  @Test
+  void shouldRefuseToStartAChildOnceThisJvmsExitHasBegun() throws Exception {
+    Path grandchildLog = dir.resolve("grandchild.log");
+    try (ChildJvm parent = start("late-start", grandchildLog.toString()).start()) {
+      OptionalInt exit = parent.awaitExit(Duration.ofMinutes(1));
+
+      assertThat(exit).hasValue(0);
+      assertThat(parent.logText())
+          .contains("late-refused=this JVM is exiting: child grandchild not started")
+          .doesNotContain("late-pid=");
+      assertThat(dir.resolve("grandchild.log.late")).doesNotExist();
+      assertThat(Files.readString(grandchildLog)).contains("exit-at=");
+    }
+  }
+
   private static boolean ready(Path log) throws IOException {
     return Files.exists(log) && Files.readString(log).contains("ready");
   }

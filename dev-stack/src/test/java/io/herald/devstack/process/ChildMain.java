@@ -1,8 +1,14 @@
 package io.herald.devstack.process;
 
+import static org.awaitility.Awaitility.await;
+
 import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -10,8 +16,10 @@ import java.util.List;
  * SIGTERM, {@code ignore-term} blocks its shutdown so only SIGKILL ends it, {@code slow-term
  * <millis>} takes that long to shut down and prints when it began and ended, {@code exit <code>}
  * exits at once, {@code parent <log>} starts a {@code slow-term 100} child of its own logging to
- * {@code <log>}, prints its pid and waits. It prints its logging property and {@code
- * CHILD_GREETING} first.
+ * {@code <log>}, prints its pid and waits; {@code late-start <log>} starts that child too and
+ * returns once it is ready, and its shutdown hook, once this JVM's exit has sent the child SIGTERM,
+ * tries to start another ({@code <log>.late}) and prints its pid or why it was refused. It prints
+ * its logging property and {@code CHILD_GREETING} first.
  */
 public final class ChildMain {
 
@@ -69,17 +77,48 @@ public final class ChildMain {
       }
       case "exit" -> System.exit(Integer.parseInt(args[1]));
       case "parent" -> {
-        ChildJvm child =
-            ChildJvm.builder("grandchild", ChildMain.class.getName())
-                .jvmOptions(List.of("-Xmx32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"))
-                .args("slow-term", "100")
-                .logFile(Path.of(args[1]))
-                .start();
+        ChildJvm child = grandchild(Path.of(args[1]));
         System.out.println("child-pid=" + child.pid());
         System.out.flush();
         Thread.sleep(Long.MAX_VALUE);
       }
+      case "late-start" -> {
+        Path log = Path.of(args[1]);
+        grandchild(log);
+        Runtime.getRuntime()
+            .addShutdownHook(
+                new Thread(
+                    () -> {
+                      try {
+                        // The exit's own hook has taken its list of children and begun stopping.
+                        await()
+                            .atMost(Duration.ofSeconds(30))
+                            .pollInterval(Duration.ofMillis(10))
+                            .until(() -> Files.readString(log).contains("term-at="));
+                        ChildJvm late = grandchild(Path.of(log + ".late"));
+                        System.out.println("late-pid=" + late.pid());
+                      } catch (IllegalStateException e) {
+                        System.out.println("late-refused=" + e.getMessage());
+                      } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                      }
+                      System.out.flush();
+                    }));
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .pollInterval(Duration.ofMillis(10))
+            .until(() -> Files.exists(log) && Files.readString(log).contains("ready"));
+      }
       default -> throw new IllegalArgumentException("unknown mode " + args[0]);
     }
+  }
+
+  /** A {@code slow-term 100} child of this JVM, logging to {@code log}. */
+  private static ChildJvm grandchild(Path log) throws IOException {
+    return ChildJvm.builder("grandchild", ChildMain.class.getName())
+        .jvmOptions(List.of("-Xmx32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"))
+        .args("slow-term", "100")
+        .logFile(log)
+        .start();
   }
 }
