@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -110,25 +111,27 @@ public final class LiveLoad {
               write(fixture, perSecond, events, offered, committedAt);
               return Map.of();
             });
+        long end = deadline + TimeUnit.MINUTES.toNanos(1);
         for (int task = 0; task < 3; task++) {
           Future<Map<String, Arrival>> next =
-              ended.poll(ARRIVAL_WAIT.toMinutes() + 1, TimeUnit.MINUTES);
+              ended.poll(end - System.nanoTime(), TimeUnit.NANOSECONDS);
           if (next == null) {
             throw new IllegalStateException(
-                "the live load's writer or readers did not end within " + ARRIVAL_WAIT);
+                "the live load's writer or readers did not end a minute past their "
+                    + ARRIVAL_WAIT
+                    + " for the rows");
           }
           next.get();
         }
         arrivedAt = committedArrivals.get();
         acknowledgedAt = acknowledgedArrivals.get();
-      } finally {
-        // A reader still polling (the writer failed) stops before its consumer is closed.
-        committed.wakeup();
-        acknowledged.wakeup();
-        threads.shutdownNow();
-        if (!threads.awaitTermination(10, TimeUnit.SECONDS)) {
-          throw new IllegalStateException("the live load's readers did not stop in 10 s");
-        }
+      } catch (Exception e) {
+        stop(threads, committed, acknowledged).ifPresent(e::addSuppressed);
+        throw e;
+      }
+      Optional<IllegalStateException> stuck = stop(threads, committed, acknowledged);
+      if (stuck.isPresent()) {
+        throw stuck.get();
       }
       missing(committedAt.size(), arrivedAt.size(), "read_committed");
       missing(committedAt.size(), acknowledgedAt.size(), "read_uncommitted");
@@ -167,6 +170,20 @@ public final class LiveLoad {
       }
       return new Latencies(latencies, worstPerSecond, acknowledgedLatencies);
     }
+  }
+
+  /**
+   * Stops the load's threads, a reader still polling (the writer failed) before its consumer is
+   * closed; the failure to report when they do not stop in 10 s.
+   */
+  private static Optional<IllegalStateException> stop(
+      ExecutorService threads, Reader committed, Reader acknowledged) throws InterruptedException {
+    committed.wakeup();
+    acknowledged.wakeup();
+    threads.shutdownNow();
+    return threads.awaitTermination(10, TimeUnit.SECONDS)
+        ? Optional.empty()
+        : Optional.of(new IllegalStateException("the live load's threads did not stop in 10 s"));
   }
 
   /**

@@ -2,6 +2,7 @@ package io.herald.bench.suite;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -101,7 +102,10 @@ public final class ProcessStats {
       }
     } catch (NoSuchFileException e) {
       return 0;
-    } catch (IOException e) {
+    } catch (IOException | DirectoryIteratorException e) {
+      if (!Files.isDirectory(Path.of("/proc", Long.toString(pid)))) {
+        return 0; // Gone while its threads were listed.
+      }
       throw new IllegalStateException("cannot list the threads of " + pid, e);
     }
     return ticks / (double) TICKS_PER_SECOND;
@@ -226,7 +230,8 @@ public final class ProcessStats {
    */
   static Optional<String> read(Path procFile) {
     try {
-      return Optional.of(Files.readString(procFile, StandardCharsets.UTF_8));
+      // Decoded leniently: a command line may hold any bytes.
+      return Optional.of(new String(Files.readAllBytes(procFile), StandardCharsets.UTF_8));
     } catch (NoSuchFileException e) {
       return Optional.empty();
     } catch (IOException e) {

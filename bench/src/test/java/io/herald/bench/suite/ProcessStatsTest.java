@@ -132,7 +132,8 @@ class ProcessStatsTest {
   void shouldReadAThreadThatEndsWhileItIsReadAsGone() throws Exception {
     // Threads of this JVM start and end without pause; a thread that ends between the opening and
     // the reading of one of its /proc files fails the read with "No such process" (what failed a
-    // quick run of the suite mid-scenario). The plain read below shows the race was run into.
+    // quick run of the suite mid-scenario). The plain read below shows the race was run into; the
+    // readings through ProcessStats beside it meet it as often, and one that threw fails the test.
     AtomicBoolean churning = new AtomicBoolean(true);
     Thread churn =
         Thread.ofPlatform()

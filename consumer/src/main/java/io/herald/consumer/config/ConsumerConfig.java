@@ -229,7 +229,7 @@ public final class ConsumerConfig extends ProcessConfig {
                   "consumer.inbox.linger",
                   ConfigType.DURATION,
                   Duration.ofMillis(10),
-                  "After a poll that found publication events, how long the intake polls on to take what arrives meanwhile into the same inbox transaction (it stops at max.poll.records; its last poll may take the batch up to twice that). Trades up to this much latency per event for fewer transactions and bigger claims (BENCHMARKS.md, B5). 0ms takes each poll alone. At most 1s.")
+                  "After a poll that found publication events, how long the intake polls on to take what arrives meanwhile into the same inbox transaction (it stops at max.poll.records; its last poll may take the batch up to twice that). Trades up to this much latency per event for fewer transactions and bigger claims (docs/benchmarks-history.md, session 19). 0ms takes each poll alone. At most 1s.")
               .validatedBy(Validator.within(Duration.ZERO, Duration.ofSeconds(1))));
   public static final ConfigKey<Duration> INBOX_RETENTION =
       KEYS.define(

@@ -97,6 +97,9 @@ public final class ChildMain {
                             .until(() -> Files.readString(log).contains("term-at="));
                         ChildJvm late = grandchild(Path.of(log + ".late"));
                         System.out.println("late-pid=" + late.pid());
+                        System.out.flush();
+                        // Started against the rule (the test fails): not left behind all the same.
+                        late.close();
                       } catch (IllegalStateException e) {
                         System.out.println("late-refused=" + e.getMessage());
                       } catch (IOException e) {

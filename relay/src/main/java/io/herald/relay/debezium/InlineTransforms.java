@@ -20,11 +20,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The engine builds the pool itself and offers no setting for another, so {@link #apply} reaches
  * it by reflection before the engine runs (the pool has no thread yet), shuts it down and gives it
- * a rejection handler that runs the rejected task on the submitting thread. A shut-down pool
- * rejects every task, so each record is transformed on the polling thread, in batch order, and its
- * future is complete when {@code submit} returns; a failing transform surfaces through that future
- * as before. The engine's own shutdown of the pool, when it stops, finds it terminated. If an
- * upgrade moves the pool, {@link #apply} logs a warning and leaves the engine's pool (and {@code
+ * a rejection handler that runs the rejected task on the submitting thread (the JDK's {@code
+ * CallerRunsPolicy} would discard it, the pool being shut down). A shut-down pool rejects every
+ * task, so each record is transformed on the polling thread, in batch order, and its future is
+ * complete when {@code submit} returns; a failing transform surfaces through that future as before.
+ * The engine's own shutdown of the pool, when it stops, finds it terminated; a batch polled
+ * meanwhile is still transformed and handed to the sink (stock, its {@code submit} would be
+ * refused), which settles it or is interrupted as the engine stops, as with any batch in hand. If
+ * an upgrade moves the pool, {@link #apply} logs a warning and leaves the engine's pool (and {@code
  * InlineTransformsTest} fails, so the build says so first).
  *
  * <p><b>Would let it go</b>: an engine setting that transforms on the polling thread (none in

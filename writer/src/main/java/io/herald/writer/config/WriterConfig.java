@@ -167,7 +167,7 @@ public final class WriterConfig extends ProcessConfig {
                   "writer.status.linger",
                   ConfigType.DURATION,
                   Duration.ofMillis(50),
-                  "After a poll that found status events, how long the view polls on to apply what arrives meanwhile in the same transaction (it stops at max-poll-records; its last poll may take the batch up to twice that). Trades up to this much delay of a job's status for fewer transactions (BENCHMARKS.md, B5). 0ms applies each poll alone. At most 1s.")
+                  "After a poll that found status events, how long the view polls on to apply what arrives meanwhile in the same transaction (it stops at max-poll-records; its last poll may take the batch up to twice that). Trades up to this much delay of a job's status for fewer transactions (docs/benchmarks-history.md, session 19). 0ms applies each poll alone. At most 1s.")
               .validatedBy(Validator.within(Duration.ZERO, Duration.ofSeconds(1))));
   public static final ConfigKey<Duration> STATUS_FAILURE_BACKOFF =
       KEYS.define(
