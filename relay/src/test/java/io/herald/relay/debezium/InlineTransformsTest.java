@@ -36,14 +36,27 @@ class InlineTransformsTest {
     return settings;
   }
 
+  /** The pool of an engine built with {@code settings} once {@code patches} patched it. */
+  private static ThreadPoolExecutor patchedPool(
+      DebeziumPatches patches, Map<String, String> settings) throws ReflectiveOperationException {
+    var engine = engine(settings);
+    patches.patchEngine(engine, settings::get);
+    return InlineTransforms.pool(engine);
+  }
+
+  private static void assertRunsOnItsOwnThread(ThreadPoolExecutor pool) throws Exception {
+    try {
+      assertThat(pool.isShutdown()).isFalse();
+      assertThat(pool.submit(Thread::currentThread).get()).isNotSameAs(Thread.currentThread());
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
   @Test
   void withThePatchesEachTransformRunsOnTheThreadThatSubmitsIt() throws Exception {
-    Map<String, String> settings = settings();
-    var engine = engine(settings);
+    ThreadPoolExecutor pool = patchedPool(DebeziumPatches.ON, settings());
 
-    DebeziumPatches.ON.patchEngine(engine, settings::get);
-
-    ThreadPoolExecutor pool = InlineTransforms.pool(engine);
     assertThat(pool.submit(Thread::currentThread).get()).isSameAs(Thread.currentThread());
     assertThat(pool.getPoolSize()).isZero();
     assertThatThrownBy(
@@ -61,31 +74,12 @@ class InlineTransformsTest {
   void aDeploymentThatSizesThePoolKeepsIt() throws Exception {
     Map<String, String> settings = settings();
     settings.put(InlineTransforms.POOL_SIZE_PROPERTY, "1");
-    var engine = engine(settings);
 
-    DebeziumPatches.ON.patchEngine(engine, settings::get);
-
-    ThreadPoolExecutor pool = InlineTransforms.pool(engine);
-    try {
-      assertThat(pool.submit(Thread::currentThread).get()).isNotSameAs(Thread.currentThread());
-    } finally {
-      pool.shutdownNow();
-    }
+    assertRunsOnItsOwnThread(patchedPool(DebeziumPatches.ON, settings));
   }
 
   @Test
   void stockDebeziumTransformsOnItsPool() throws Exception {
-    Map<String, String> settings = settings();
-    var engine = engine(settings);
-
-    DebeziumPatches.OFF.patchEngine(engine, settings::get);
-
-    ThreadPoolExecutor pool = InlineTransforms.pool(engine);
-    try {
-      assertThat(pool.isShutdown()).isFalse();
-      assertThat(pool.submit(Thread::currentThread).get()).isNotSameAs(Thread.currentThread());
-    } finally {
-      pool.shutdownNow();
-    }
+    assertRunsOnItsOwnThread(patchedPool(DebeziumPatches.OFF, settings()));
   }
 }
