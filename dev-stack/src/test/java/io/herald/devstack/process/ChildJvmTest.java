@@ -197,7 +197,7 @@ class ChildJvmTest {
   /** A child logging to {@code <name>.log}, for tests that run several. */
   private ChildJvm.Builder named(String name, String... args) {
     return ChildJvm.builder(name, ChildMain.class.getName())
-        .jvmOptions(List.of("-Xmx32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"))
+        .jvmOptions(ChildMain.SMALL_JVM)
         .logbackConfig(dir.resolve("logback-child.xml"))
         .args(args)
         .logFile(dir.resolve(name + ".log"));

@@ -23,6 +23,10 @@ import java.util.List;
  */
 public final class ChildMain {
 
+  /** The JVM options of every test child: small and quick to start. */
+  static final List<String> SMALL_JVM =
+      List.of("-Xmx32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+
   private ChildMain() {}
 
   public static void main(String[] args) throws Exception {
@@ -119,7 +123,7 @@ public final class ChildMain {
   /** A {@code slow-term 100} child of this JVM, logging to {@code log}. */
   private static ChildJvm grandchild(Path log) throws IOException {
     return ChildJvm.builder("grandchild", ChildMain.class.getName())
-        .jvmOptions(List.of("-Xmx32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"))
+        .jvmOptions(SMALL_JVM)
         .args("slow-term", "100")
         .logFile(log)
         .start();
