@@ -29,6 +29,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.DoubleSupplier;
 import org.HdrHistogram.Histogram;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -73,11 +74,22 @@ public final class LiveLoad {
   /**
    * Latencies of one offered load, each in microseconds ({@link Latency}) of the rows committed
    * after the warm-up: {@code micros} to a {@code read_committed} reader, {@code
-   * acknowledgedMicros} to a {@code read_uncommitted} one; and the worst {@code read_committed}
-   * latency of every second of the run, warm-up included, in milliseconds.
+   * acknowledgedMicros} to a {@code read_uncommitted} one; the worst {@code read_committed} latency
+   * of every second of the run, warm-up included, in milliseconds; and the CPU seconds the measured
+   * process spent from the warm-up's end until the last row arrived, the window the latencies cover
+   * (NaN when nothing was measured).
    */
   public record Latencies(
-      Histogram micros, SortedMap<Integer, Long> worstPerSecond, Histogram acknowledgedMicros) {}
+      Histogram micros,
+      SortedMap<Integer, Long> worstPerSecond,
+      Histogram acknowledgedMicros,
+      double countedCpuSeconds) {
+
+    /** The rows the latencies (and {@link #countedCpuSeconds}) cover. */
+    public long countedEvents() {
+      return micros.getTotalCount();
+    }
+  }
 
   /**
    * Offers {@code events} rows at {@code perSecond}; the latencies of those committed after the
@@ -85,6 +97,18 @@ public final class LiveLoad {
    * the rows to arrive.
    */
   public static Latencies offer(RelayFixture fixture, int perSecond, int events, int warmUpSeconds)
+      throws Exception {
+    return offer(fixture, perSecond, events, warmUpSeconds, () -> Double.NaN);
+  }
+
+  /**
+   * {@link #offer(RelayFixture, int, int, int)}, with the CPU of the process that tails the outbox
+   * ({@code cpuSeconds}, its total so far) read when the first row after the warm-up is due and
+   * once the last row has arrived: the CPU of the same window as the latencies, without the
+   * compilation and first-batch paths of a process that started streaming seconds before.
+   */
+  public static Latencies offer(
+      RelayFixture fixture, int perSecond, int events, int warmUpSeconds, DoubleSupplier cpuSeconds)
       throws Exception {
     Map<String, Long> committedAt = new ConcurrentHashMap<>();
     // Named before their insert, so an arrival is recognised even before its commit is noted.
@@ -98,6 +122,9 @@ public final class LiveLoad {
       long deadline = System.nanoTime() + ARRIVAL_WAIT.toNanos();
       Map<String, Arrival> arrivedAt;
       Map<String, Arrival> acknowledgedAt;
+      double counted;
+      // Written by the writer's task, read after its future has completed.
+      double[] cpuAtWarmUpEnd = {Double.NaN};
       ExecutorService threads = Executors.newFixedThreadPool(3);
       try {
         // Taken as they end, so a reader that fails fails the load at once, not after the writer.
@@ -108,7 +135,15 @@ public final class LiveLoad {
             ended.submit(() -> acknowledged.arrivals(offered, events, deadline));
         ended.submit(
             () -> {
-              write(fixture, perSecond, events, offered, committedAt);
+              cpuAtWarmUpEnd[0] =
+                  write(
+                      fixture,
+                      perSecond,
+                      events,
+                      warmUpSeconds * perSecond,
+                      cpuSeconds,
+                      offered,
+                      committedAt);
               return Map.of();
             });
         long end = deadline + TimeUnit.MINUTES.toNanos(1);
@@ -125,6 +160,7 @@ public final class LiveLoad {
         }
         arrivedAt = committedArrivals.get();
         acknowledgedAt = acknowledgedArrivals.get();
+        counted = cpuSeconds.getAsDouble() - cpuAtWarmUpEnd[0];
       } catch (Exception e) {
         stop(threads, committed, acknowledged).ifPresent(e::addSuppressed);
         throw e;
@@ -168,7 +204,7 @@ public final class LiveLoad {
             acknowledgedAt,
             arrivedAt);
       }
-      return new Latencies(latencies, worstPerSecond, acknowledgedLatencies);
+      return new Latencies(latencies, worstPerSecond, acknowledgedLatencies, counted);
     }
   }
 
@@ -284,12 +320,19 @@ public final class LiveLoad {
     }
   }
 
-  private static void write(
+  /**
+   * Writes the rows on their schedule; returns {@code cpuSeconds} as read when row {@code
+   * firstCounted} was due (NaN when the load has no row past its warm-up).
+   */
+  private static double write(
       RelayFixture fixture,
       int perSecond,
       int events,
+      int firstCounted,
+      DoubleSupplier cpuSeconds,
       Set<String> offered,
       Map<String, Long> committedAt) {
+    double cpuAtFirstCounted = Double.NaN;
     String sql =
         "INSERT INTO writer.outbox (id, aggregate_type, aggregate_id, event_type, tenant_id, payload)"
             + " VALUES (?, 'publication', ?, 'PublicationRequested', 't1', ?::jsonb)";
@@ -302,6 +345,9 @@ public final class LiveLoad {
         if (wait > 0) {
           TimeUnit.NANOSECONDS.sleep(wait);
         }
+        if (i == firstCounted) {
+          cpuAtFirstCounted = cpuSeconds.getAsDouble();
+        }
         UUID id = UUID.randomUUID();
         offered.add(id.toString());
         insert.setObject(1, id);
@@ -313,6 +359,7 @@ public final class LiveLoad {
     } catch (Exception e) {
       throw new IllegalStateException("latency writer failed", e);
     }
+    return cpuAtFirstCounted;
   }
 
   private static List<TopicPartition> partitions(KafkaConsumer<?, ?> consumer, String topic) {

@@ -7,7 +7,13 @@ import io.debezium.embedded.Connect;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.debezium.engine.format.ChangeEventFormat;
+import io.herald.relay.engine.EngineProperties;
+import io.herald.relay.engine.RelayEngine;
+import io.herald.relay.health.RelayStatus;
+import java.lang.reflect.Field;
+import java.time.Clock;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
@@ -15,7 +21,10 @@ import java.util.concurrent.ThreadPoolExecutor;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.junit.jupiter.api.Test;
 
-/** The engine as the relay builds it, before it runs: where its transforms would run. */
+/**
+ * The engine as the relay builds it, before it runs: where its transforms would run, both for an
+ * engine patched here and for the one {@link RelayEngine} builds (the wiring).
+ */
 class InlineTransformsTest {
 
   private static DebeziumEngine<RecordChangeEvent<SourceRecord>> engine(
@@ -68,6 +77,42 @@ class InlineTransformsTest {
                     .get())
         .isInstanceOf(ExecutionException.class)
         .hasRootCauseMessage("transform failed");
+  }
+
+  /** The engine a {@link RelayEngine} built from {@code properties} runs. */
+  private static ThreadPoolExecutor relayEnginesPool(EngineProperties properties)
+      throws ReflectiveOperationException {
+    RelayEngine relayEngine =
+        new RelayEngine(properties, (records, committer) -> {}, new RelayStatus(Clock.systemUTC()));
+    Field engine = RelayEngine.class.getDeclaredField("engine");
+    engine.setAccessible(true);
+    return InlineTransforms.pool((DebeziumEngine<?>) engine.get(relayEngine));
+  }
+
+  private static EngineProperties relayProperties(DebeziumPatches patches) {
+    return EngineProperties.from(
+        Map.of("database.hostname", "db", "database.user", "relay", "database.dbname", "herald"),
+        List.of(),
+        Map.of(),
+        List.of(),
+        Map.of(),
+        "k:9092",
+        "pub.events",
+        "del.events",
+        patches);
+  }
+
+  @Test
+  void theRelaysEngineTransformsOnItsPollingThread() throws Exception {
+    ThreadPoolExecutor pool = relayEnginesPool(relayProperties(DebeziumPatches.ON));
+
+    assertThat(pool.isShutdown()).isTrue();
+    assertThat(pool.submit(Thread::currentThread).get()).isSameAs(Thread.currentThread());
+  }
+
+  @Test
+  void theRelaysEngineWithoutThePatchesKeepsDebeziumsPool() throws Exception {
+    assertRunsOnItsOwnThread(relayEnginesPool(relayProperties(DebeziumPatches.OFF)));
   }
 
   @Test
