@@ -8,6 +8,7 @@ import io.herald.config.ConfigGroup;
 import io.herald.config.ConfigKey;
 import io.herald.config.ConfigSource;
 import io.herald.consumer.config.ConsumerConfig;
+import io.herald.devstack.KafkaBroker;
 import io.herald.relay.config.RelayConfig;
 import io.herald.writer.config.WriterConfig;
 import java.io.File;
@@ -105,6 +106,14 @@ class ComposeFileTest {
     writer();
     relay();
     consumer();
+  }
+
+  @Test
+  void shouldRetryATransactionsPartitionAddAsTheDevStacksBrokerDoes() {
+    assertThat(environment(services.get("kafka")))
+        .containsEntry(
+            "KAFKA_ADD_PARTITIONS_TO_TXN_RETRY_BACKOFF_MS",
+            String.valueOf(KafkaBroker.PARTITION_ADD_RETRY.toMillis()));
   }
 
   @Test

@@ -21,6 +21,18 @@ import org.apache.kafka.clients.admin.NewTopic;
  */
 public interface KafkaBroker {
 
+  /**
+   * The broker's {@code add.partitions.to.txn.retry.backoff.ms}. The relay commits a transaction
+   * every few milliseconds while events trickle in. Under transactions v2 the next transaction's
+   * first record makes its partition's leader add the partition at the coordinator, which refuses
+   * until the previous commit's markers are written (about a millisecond here); the leader retries
+   * after this backoff, 20 ms by Kafka's default, and the record waits it out: the largest share of
+   * the relay's commit-to-Kafka tail at 1,000 events/s (docs/design.md, "The brokers' partition-add
+   * retry"). The dev stack's brokers are started with it; {@code docker-compose.yml}'s broker sets
+   * the same ({@code ComposeFileTest}).
+   */
+  Duration PARTITION_ADD_RETRY = Duration.ofMillis(1);
+
   /** How long {@link #createTopic} waits for the broker. */
   Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
 

@@ -73,7 +73,7 @@ class KafkaBrokerIT {
    * the broker would keep Kafka's 20 ms.
    */
   @Test
-  void shouldRetryATransactionsPartitionAddAfterOneMillisecond(StackContext stack)
+  void shouldRetryATransactionsPartitionAddAfterTheDevStacksBackoff(StackContext stack)
       throws Exception {
     try (Admin admin =
         Admin.create(
@@ -84,7 +84,7 @@ class KafkaBrokerIT {
           admin.describeConfigs(List.of(resource)).all().get(30, TimeUnit.SECONDS).get(resource);
       ConfigEntry backoff = config.get("add.partitions.to.txn.retry.backoff.ms");
       assertNotNull(backoff, "the broker does not report the setting");
-      assertEquals("1", backoff.value());
+      assertEquals(String.valueOf(KafkaBroker.PARTITION_ADD_RETRY.toMillis()), backoff.value());
       assertEquals(ConfigEntry.ConfigSource.STATIC_BROKER_CONFIG, backoff.source());
     }
   }

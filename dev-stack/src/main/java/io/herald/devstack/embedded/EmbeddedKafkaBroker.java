@@ -377,13 +377,9 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
     s.put("num.network.threads", "2");
     s.put("num.io.threads", "4");
     s.put("num.recovery.threads.per.data.dir", "1");
-    // The relay commits a transaction every few milliseconds while events trickle in. Under
-    // transactions v2 the next transaction's first record makes its partition's leader add the
-    // partition at the coordinator, which refuses until the previous commit's markers are written
-    // (about a millisecond here); the leader retries after this backoff, 20 ms by Kafka's default,
-    // and the record waits it out: the largest share of the relay's commit-to-Kafka tail at 1,000
-    // events/s (docs/design.md, "The brokers' partition-add retry").
-    s.put("add.partitions.to.txn.retry.backoff.ms", "1");
+    s.put(
+        "add.partitions.to.txn.retry.backoff.ms",
+        String.valueOf(KafkaBroker.PARTITION_ADD_RETRY.toMillis()));
     return s;
   }
 
