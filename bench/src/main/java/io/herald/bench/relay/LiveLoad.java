@@ -110,6 +110,18 @@ public final class LiveLoad {
   public static Latencies offer(
       RelayFixture fixture, int perSecond, int events, int warmUpSeconds, DoubleSupplier cpuSeconds)
       throws Exception {
+    return offer(fixture, perSecond, events, warmUpSeconds, cpuSeconds, ARRIVAL_WAIT);
+  }
+
+  /** As above, waiting {@code arrivalWait} for the rows to arrive (tests wait less). */
+  static Latencies offer(
+      RelayFixture fixture,
+      int perSecond,
+      int events,
+      int warmUpSeconds,
+      DoubleSupplier cpuSeconds,
+      Duration arrivalWait)
+      throws Exception {
     Map<String, Long> committedAt = new ConcurrentHashMap<>();
     // Named before their insert, so an arrival is recognised even before its commit is noted.
     Set<String> offered = ConcurrentHashMap.newKeySet();
@@ -119,7 +131,7 @@ public final class LiveLoad {
         wall.getEpochSecond() * 1_000_000_000L + wall.getNano() - System.nanoTime();
     try (Reader committed = new Reader(fixture, "read_committed");
         Reader acknowledged = new Reader(fixture, "read_uncommitted")) {
-      long deadline = System.nanoTime() + ARRIVAL_WAIT.toNanos();
+      long deadline = System.nanoTime() + arrivalWait.toNanos();
       Map<String, Arrival> arrivedAt;
       Map<String, Arrival> acknowledgedAt;
       double counted;
@@ -153,7 +165,7 @@ public final class LiveLoad {
           if (next == null) {
             throw new IllegalStateException(
                 "the live load's writer or readers did not end a minute past their "
-                    + ARRIVAL_WAIT
+                    + arrivalWait
                     + " for the rows");
           }
           next.get();
@@ -169,8 +181,8 @@ public final class LiveLoad {
       if (stuck.isPresent()) {
         throw stuck.get();
       }
-      missing(committedAt.size(), arrivedAt.size(), "read_committed");
-      missing(committedAt.size(), acknowledgedAt.size(), "read_uncommitted");
+      missing(committedAt.size(), arrivedAt.size(), "read_committed", arrivalWait);
+      missing(committedAt.size(), acknowledgedAt.size(), "read_uncommitted", arrivalWait);
       long first = committedAt.values().stream().mapToLong(Long::longValue).min().orElse(0);
       // Both filled by this thread once the readers have finished, so neither needs a lock.
       Histogram latencies = Latency.histogram();
@@ -227,7 +239,7 @@ public final class LiveLoad {
    * arrives is lost (or stuck behind an open transaction), not merely late, and the two readers'
    * latencies would no longer cover the same rows.
    */
-  private static void missing(int committed, int arrived, String reader) {
+  private static void missing(int committed, int arrived, String reader, Duration arrivalWait) {
     if (arrived < committed) {
       throw new IllegalStateException(
           String.format(
@@ -236,7 +248,7 @@ public final class LiveLoad {
               committed - arrived,
               committed,
               reader,
-              ARRIVAL_WAIT));
+              arrivalWait));
     }
   }
 
