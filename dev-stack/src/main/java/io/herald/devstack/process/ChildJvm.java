@@ -42,17 +42,19 @@ import java.util.stream.Collectors;
  * }</pre>
  *
  * <p>The command is {@code <this JVM's java> <jvm options> <test options>
- * [-Dlogback.configurationFile=<file>] -cp <class path> <main class> <args>}; the class path
- * defaults to this JVM's, with every entry made absolute. Standard output and error go to the log
- * file. Thread-safe; {@link #close()} stops the process with SIGTERM and kills it if it is still
- * running after the grace period.
+ * [-Dlogback.configurationFile=<file>] -cp <class path> [ExitWithParent] <main class> <args>}; the
+ * class path defaults to this JVM's, with every entry made absolute. Standard output and error go
+ * to the log file. Thread-safe; {@link #close()} stops the process with SIGTERM and kills it if it
+ * is still running after the grace period.
  *
  * <p>A child does not outlive this JVM: when it exits (normally, or on SIGTERM or SIGINT) while
  * children still run, a shutdown hook stops them as {@link #closeAll(List)} does, with the same
  * {@link #DEFAULT_GRACE} (a launcher's own hook closing them meanwhile is given no shorter one),
  * and no child starts once the exit has begun. Without it, a benchmark stopped with SIGTERM left
- * its relay and consumer running until someone killed them. Only a JVM that is itself killed
- * (SIGKILL) leaves them behind.
+ * its relay and consumer running until someone killed them. A JVM that is itself killed (SIGKILL)
+ * runs no hook: its children then stop themselves, each through {@link ExitWithParent}, which the
+ * command puts in front of the main class whenever the child's class path holds it (the default
+ * class path does).
  */
 public final class ChildJvm implements AutoCloseable {
 
@@ -139,6 +141,36 @@ public final class ChildJvm implements AutoCloseable {
   }
 
   /** This JVM's class path, every entry absolute (a child may run in another directory). */
+  /**
+   * Whether {@code classPath} holds the {@link ExitWithParent} this JVM runs: its class directory
+   * or jar, or the jar packaged beside its {@code target/classes} ({@link #jarsOnly}).
+   */
+  static boolean holdsExitWithParent(String classPath) {
+    Path location;
+    try {
+      location =
+          Path.of(ExitWithParent.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+              .toAbsolutePath()
+              .normalize();
+    } catch (java.net.URISyntaxException | RuntimeException e) {
+      return false; // not loaded from a file: a child could not load it either
+    }
+    boolean classes = location.endsWith(Path.of("target", "classes"));
+    for (String entry : classPath.split(File.pathSeparator)) {
+      if (entry.isBlank()) {
+        continue;
+      }
+      Path path = Path.of(entry).toAbsolutePath().normalize();
+      if (path.equals(location)
+          || (classes
+              && location.getParent().equals(path.getParent())
+              && path.getFileName().toString().endsWith(".jar"))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   public static String currentClassPath() {
     return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
         .filter(entry -> !entry.isBlank())
@@ -405,8 +437,12 @@ public final class ChildJvm implements AutoCloseable {
       if (logbackConfig != null) {
         command.add("-Dlogback.configurationFile=" + logbackConfig.toAbsolutePath());
       }
+      String path = classPath != null ? classPath : currentClassPath();
       command.add("-cp");
-      command.add(classPath != null ? classPath : currentClassPath());
+      command.add(path);
+      if (holdsExitWithParent(path)) {
+        command.add(ExitWithParent.class.getName());
+      }
       command.add(mainClass);
       command.addAll(args);
       return command;

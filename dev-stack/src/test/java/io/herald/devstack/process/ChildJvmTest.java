@@ -68,6 +68,9 @@ class ChildJvmTest {
     List<String> command = ChildJvm.builder("x", "a.b.Main").command();
 
     assertThat(command).noneMatch(part -> part.startsWith("-Dlogback"));
+    // This class path holds ExitWithParent, so the child stops itself when this JVM is killed.
+    assertThat(command.subList(command.indexOf("-cp") + 2, command.size()))
+        .containsExactly(ExitWithParent.class.getName(), "a.b.Main");
     String classPath = command.get(command.indexOf("-cp") + 1);
     assertThat(classPath).isEqualTo(ChildJvm.currentClassPath());
     assertThat(classPath.split(java.io.File.pathSeparator))
@@ -140,6 +143,31 @@ class ChildJvmTest {
             .until(() -> ProcessHandle.of(grandchild).map(p -> !p.isAlive()).orElse(true));
         // SIGTERM, not SIGKILL: its own shutdown hook ran to the end.
         assertThat(Files.readString(grandchildLog)).contains("term-at=").contains("exit-at=");
+      } finally {
+        ProcessHandle.of(grandchild).ifPresent(ProcessHandle::destroyForcibly);
+      }
+    }
+  }
+
+  @Test
+  void shouldHaveItsChildrenStopThemselvesWhenThisJvmIsKilled() throws Exception {
+    Path grandchildLog = dir.resolve("grandchild.log");
+    try (ChildJvm parent = start("parent", grandchildLog.toString()).start()) {
+      await()
+          .atMost(Duration.ofMinutes(1))
+          .until(() -> parent.logText().contains("child-pid=") && ready(grandchildLog));
+      long grandchild = stamp(parent, "child-pid");
+      try {
+        parent.kill(); // SIGKILL: the parent runs no shutdown hook
+
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> ProcessHandle.of(grandchild).map(p -> !p.isAlive()).orElse(true));
+        // Stopped as SIGTERM stops it: its own shutdown hook ran to the end.
+        assertThat(Files.readString(grandchildLog))
+            .contains("The launcher is gone (standard input closed): stopping")
+            .contains("term-at=")
+            .contains("exit-at=");
       } finally {
         ProcessHandle.of(grandchild).ifPresent(ProcessHandle::destroyForcibly);
       }
