@@ -126,6 +126,45 @@ class ChildJvmTest {
 
   @Test
   void shouldStopItsChildrenWhenThisJvmIsStoppedWithSigterm() throws Exception {
+    withAGrandchild(
+        (parent, grandchild, grandchildLog) -> {
+          assertThat(ProcessHandle.of(grandchild).map(ProcessHandle::isAlive)).hasValue(true);
+
+          OptionalInt exit = parent.stop(Duration.ofSeconds(30));
+
+          assertThat(exit).hasValue(143); // the parent's hooks, its children's stop included, ended
+          awaitGone(grandchild);
+          // SIGTERM, not SIGKILL: its own shutdown hook ran to the end.
+          assertThat(Files.readString(grandchildLog)).contains("term-at=").contains("exit-at=");
+        });
+  }
+
+  @Test
+  void shouldHaveItsChildrenStopThemselvesWhenThisJvmIsKilled() throws Exception {
+    withAGrandchild(
+        (parent, grandchild, grandchildLog) -> {
+          parent.kill(); // SIGKILL: the parent runs no shutdown hook
+
+          awaitGone(grandchild);
+          // Stopped as SIGTERM stops it: its own shutdown hook ran to the end.
+          assertThat(Files.readString(grandchildLog))
+              .contains("The launcher is gone (standard input closed): stopping")
+              .contains("term-at=")
+              .contains("exit-at=");
+        });
+  }
+
+  /** What a test does with a parent child JVM and that parent's own ready child. */
+  private interface WithAGrandchild {
+    void run(ChildJvm parent, long grandchild, Path grandchildLog) throws Exception;
+  }
+
+  /**
+   * Runs {@code test} once a {@code parent} child has started its own child (logging to {@code
+   * grandchild.log}) and that child is ready; the grandchild is killed at the end whatever
+   * happened, so a failing test leaves nothing running.
+   */
+  private void withAGrandchild(WithAGrandchild test) throws Exception {
     Path grandchildLog = dir.resolve("grandchild.log");
     try (ChildJvm parent = start("parent", grandchildLog.toString()).start()) {
       await()
@@ -133,45 +172,17 @@ class ChildJvmTest {
           .until(() -> parent.logText().contains("child-pid=") && ready(grandchildLog));
       long grandchild = stamp(parent, "child-pid");
       try {
-        assertThat(ProcessHandle.of(grandchild).map(ProcessHandle::isAlive)).hasValue(true);
-
-        OptionalInt exit = parent.stop(Duration.ofSeconds(30));
-
-        assertThat(exit).hasValue(143); // the parent's hooks, its children's stop included, ended
-        await()
-            .atMost(Duration.ofSeconds(30))
-            .until(() -> ProcessHandle.of(grandchild).map(p -> !p.isAlive()).orElse(true));
-        // SIGTERM, not SIGKILL: its own shutdown hook ran to the end.
-        assertThat(Files.readString(grandchildLog)).contains("term-at=").contains("exit-at=");
+        test.run(parent, grandchild, grandchildLog);
       } finally {
         ProcessHandle.of(grandchild).ifPresent(ProcessHandle::destroyForcibly);
       }
     }
   }
 
-  @Test
-  void shouldHaveItsChildrenStopThemselvesWhenThisJvmIsKilled() throws Exception {
-    Path grandchildLog = dir.resolve("grandchild.log");
-    try (ChildJvm parent = start("parent", grandchildLog.toString()).start()) {
-      await()
-          .atMost(Duration.ofMinutes(1))
-          .until(() -> parent.logText().contains("child-pid=") && ready(grandchildLog));
-      long grandchild = stamp(parent, "child-pid");
-      try {
-        parent.kill(); // SIGKILL: the parent runs no shutdown hook
-
-        await()
-            .atMost(Duration.ofSeconds(30))
-            .until(() -> ProcessHandle.of(grandchild).map(p -> !p.isAlive()).orElse(true));
-        // Stopped as SIGTERM stops it: its own shutdown hook ran to the end.
-        assertThat(Files.readString(grandchildLog))
-            .contains("The launcher is gone (standard input closed): stopping")
-            .contains("term-at=")
-            .contains("exit-at=");
-      } finally {
-        ProcessHandle.of(grandchild).ifPresent(ProcessHandle::destroyForcibly);
-      }
-    }
+  private static void awaitGone(long pid) {
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true));
   }
 
   @Test

@@ -7,13 +7,14 @@ import io.debezium.embedded.Connect;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.debezium.engine.format.ChangeEventFormat;
+import io.herald.devstack.ShippedConfig;
+import io.herald.relay.config.RelayConfig;
 import io.herald.relay.engine.EngineProperties;
 import io.herald.relay.engine.RelayEngine;
 import io.herald.relay.health.RelayStatus;
 import java.lang.reflect.Field;
 import java.time.Clock;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
@@ -89,22 +90,17 @@ class InlineTransformsTest {
     return InlineTransforms.pool((DebeziumEngine<?>) engine.get(relayEngine));
   }
 
-  private static EngineProperties relayProperties(DebeziumPatches patches) {
-    return EngineProperties.from(
-        Map.of("database.hostname", "db", "database.user", "relay", "database.dbname", "herald"),
-        List.of(),
-        Map.of(),
-        List.of(),
-        Map.of(),
-        "k:9092",
-        "pub.events",
-        "del.events",
-        patches);
+  /** The engine settings of the shipped relay.properties, the patches on or off. */
+  private static EngineProperties shippedProperties(boolean patches) {
+    return RelayConfig.load(
+            ShippedConfig.of("relay").file(),
+            Map.of("HERALD_RELAY_ENGINE_DEBEZIUM_PATCHES", Boolean.toString(patches)))
+        .engine();
   }
 
   @Test
   void theRelaysEngineTransformsOnItsPollingThread() throws Exception {
-    ThreadPoolExecutor pool = relayEnginesPool(relayProperties(DebeziumPatches.ON));
+    ThreadPoolExecutor pool = relayEnginesPool(shippedProperties(true));
 
     assertThat(pool.isShutdown()).isTrue();
     assertThat(pool.submit(Thread::currentThread).get()).isSameAs(Thread.currentThread());
@@ -112,7 +108,7 @@ class InlineTransformsTest {
 
   @Test
   void theRelaysEngineWithoutThePatchesKeepsDebeziumsPool() throws Exception {
-    assertRunsOnItsOwnThread(relayEnginesPool(relayProperties(DebeziumPatches.OFF)));
+    assertRunsOnItsOwnThread(relayEnginesPool(shippedProperties(false)));
   }
 
   @Test
