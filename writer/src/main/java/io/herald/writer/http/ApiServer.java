@@ -84,7 +84,7 @@ public final class ApiServer implements AutoCloseable {
     // hold: Jetty's default leaves the JVM's 50, and a burst of new connections beyond it (clients
     // opening one per request while the writer is busy) has its SYNs dropped, each retried by the
     // client only after a second (B5: one-second stalls at 800 intents/s, the kernel's
-    // ListenOverflows counting them).
+    // ListenOverflows counting them; ApiServerBacklogTest freezes a server and counts what queues).
     connector.setAcceptQueueSize(settings.maxConcurrentRequests() + settings.maxQueuedRequests());
     server.addConnector(connector);
 
