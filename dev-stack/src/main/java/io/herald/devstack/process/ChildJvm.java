@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -140,21 +141,32 @@ public final class ChildJvm implements AutoCloseable {
     return options.isEmpty() ? List.of() : List.of(options.split("\\s+"));
   }
 
-  /** This JVM's class path, every entry absolute (a child may run in another directory). */
+  /**
+   * Where this JVM loaded {@link ExitWithParent} from (its class directory or jar), found once;
+   * empty when not from a file, so no child could load it either.
+   */
+  private static final Optional<Path> EXIT_WITH_PARENT = exitWithParentLocation();
+
+  private static Optional<Path> exitWithParentLocation() {
+    try {
+      return Optional.of(
+          Path.of(ExitWithParent.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+              .toAbsolutePath()
+              .normalize());
+    } catch (java.net.URISyntaxException | RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
   /**
    * Whether {@code classPath} holds the {@link ExitWithParent} this JVM runs: its class directory
    * or jar, or the jar packaged beside its {@code target/classes} ({@link #jarsOnly}).
    */
   static boolean holdsExitWithParent(String classPath) {
-    Path location;
-    try {
-      location =
-          Path.of(ExitWithParent.class.getProtectionDomain().getCodeSource().getLocation().toURI())
-              .toAbsolutePath()
-              .normalize();
-    } catch (java.net.URISyntaxException | RuntimeException e) {
-      return false; // not loaded from a file: a child could not load it either
+    if (EXIT_WITH_PARENT.isEmpty()) {
+      return false;
     }
+    Path location = EXIT_WITH_PARENT.get();
     boolean classes = location.endsWith(Path.of("target", "classes"));
     for (String entry : classPath.split(File.pathSeparator)) {
       if (entry.isBlank()) {
@@ -171,6 +183,7 @@ public final class ChildJvm implements AutoCloseable {
     return false;
   }
 
+  /** This JVM's class path, every entry absolute (a child may run in another directory). */
   public static String currentClassPath() {
     return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
         .filter(entry -> !entry.isBlank())

@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.time.Duration;
 import java.util.Arrays;
 
 /**
@@ -15,9 +16,11 @@ import java.util.Arrays;
  * closes it when the launcher exits however it exits, SIGKILL included, and reading it then ends.
  * The child then stops as a SIGTERM would stop it ({@link System#exit}, its shutdown hooks run) and
  * is halted if those hooks have not ended within {@link ChildJvm#DEFAULT_GRACE}, as {@link
- * ChildJvm#close()} would have killed it. Without it, a launcher killed by SIGKILL (an IDE's stop
- * button, the OOM killer, a CI timeout) left its relay, consumer and writer running, holding their
- * ports and slots. A launcher that stops normally has stopped its children before its pipe closes.
+ * ChildJvm#close()} would have killed it. A pipe closed by a launcher that still runs (its {@link
+ * Process#destroy()} closes it after the signal) is left to that signal. Without it, a launcher
+ * killed by SIGKILL (an IDE's stop button, the OOM killer, a CI timeout) left its relay, consumer
+ * and writer running, holding their ports and slots. A launcher that stops normally has stopped its
+ * children before its pipe closes.
  *
  * <p>Arguments: the main class, then its arguments. Nothing else in a Herald process reads standard
  * input; a main that did would find it taken.
@@ -38,7 +41,16 @@ public final class ExitWithParent {
     main.invokeExact(Arrays.copyOfRange(args, 1, args.length));
   }
 
+  /** How long an end of standard input may take to show as the launcher's death. */
+  private static final Duration LAUNCHER_EXIT_WAIT = Duration.ofSeconds(5);
+
+  /** Set once this JVM's shutdown has begun, whatever began it. */
+  private static volatile boolean stopping;
+
   private static void watch(InputStream launcherPipe) {
+    long launcher = ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(-1L);
+    Runtime.getRuntime()
+        .addShutdownHook(new Thread(() -> stopping = true, "herald-exit-with-parent-stopping"));
     Thread watcher =
         new Thread(
             () -> {
@@ -51,6 +63,11 @@ public final class ExitWithParent {
               } catch (IOException e) {
                 why = "reading standard input failed: " + e;
               }
+              if (launcherAlive(launcher)) {
+                // Closed by a launcher stopping this JVM itself: Process.destroy() closes the pipe
+                // right after its signal, whose own grace the launcher keeps.
+                return;
+              }
               System.err.println("The launcher is gone (" + why + "): stopping");
               Thread halt =
                   new Thread(
@@ -62,15 +79,40 @@ public final class ExitWithParent {
                         }
                         System.err.println(
                             "Still stopping after " + ChildJvm.DEFAULT_GRACE + ": halting");
-                        Runtime.getRuntime().halt(137);
+                        Runtime.getRuntime().halt(137); // as a shell reports SIGKILL
                       },
                       "herald-exit-with-parent-halt");
               halt.setDaemon(true);
               halt.start();
-              System.exit(143);
+              System.exit(143); // as a shell reports SIGTERM
             },
             "herald-exit-with-parent");
     watcher.setDaemon(true);
     watcher.start();
+  }
+
+  /**
+   * Whether the launcher still runs after its pipe closed, or this JVM is stopping anyway. A killed
+   * launcher's pipe closes a moment before this process is handed to another parent, so a launcher
+   * that still runs is given {@link #LAUNCHER_EXIT_WAIT} to show it is gone.
+   */
+  private static boolean launcherAlive(long launcher) {
+    long deadline = System.nanoTime() + LAUNCHER_EXIT_WAIT.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (stopping) {
+        return true;
+      }
+      long parent = ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(-1L);
+      boolean running = ProcessHandle.of(launcher).map(ProcessHandle::isAlive).orElse(false);
+      if (parent != launcher || !running) {
+        return false;
+      }
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        return true; // the JVM is ending
+      }
+    }
+    return true;
   }
 }

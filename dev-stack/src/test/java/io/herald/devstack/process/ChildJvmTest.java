@@ -96,6 +96,19 @@ class ChildJvmTest {
   }
 
   @Test
+  void shouldLeaveAChildItStopsToItsSignalThoughThePipeClosesToo() throws Exception {
+    try (ChildJvm child = start("slow-term", "1000").start()) {
+      await().atMost(Duration.ofMinutes(1)).until(() -> child.logText().contains("ready"));
+
+      OptionalInt exit = child.stop(Duration.ofSeconds(30)); // SIGTERM, then the pipe closed
+
+      assertThat(exit).hasValue(143);
+      // Its own shutdown ran to the end, not one begun again for a launcher taken for gone.
+      assertThat(child.logText()).contains("exit-at=").doesNotContain("The launcher is gone");
+    }
+  }
+
+  @Test
   void shouldKillAfterTheGraceWhenSigtermDoesNotStopTheChild() throws Exception {
     try (ChildJvm child = start("ignore-term").start()) {
       await().atMost(Duration.ofMinutes(1)).until(() -> child.logText().contains("ready"));
