@@ -9,15 +9,21 @@ import java.util.Optional;
  *
  * <ul>
  *   <li>{@code relay}: up while standing by (a former leader that lost its lock also says why),
- *       starting or streaming; down when the relay failed, or when a batch has waited longer than
- *       {@link #KAFKA_WAIT_LIMIT} for Kafka's acknowledgements (Kafka unreachable: the producer
- *       retries inside, so nothing else would show it). The detail names the phase, the age of the
- *       last published event and of the last batch (heartbeats included: a streaming relay hands
- *       over a batch at least every heartbeat interval). Also down when, streaming, no batch has
- *       come for a heartbeat interval plus {@link #KAFKA_WAIT_LIMIT}: the engine is blocked outside
- *       the sink. Seen in {@code RelayKafkaOutageIT} when Kafka stopped while the engine was
- *       committing offsets between batches (after an empty poll Debezium commits them itself, and
- *       the offsets producer blocks until Kafka is back), which the sink's own wait cannot see.
+ *       starting or streaming; down when the relay failed, or when the oldest batch in flight has
+ *       waited longer than {@link #KAFKA_WAIT_LIMIT} for Kafka (Kafka unreachable: the producer
+ *       retries inside, so nothing else would show it). That wait runs from the batch's send, a
+ *       full batch left in the open transaction included, through its commit and the engine's
+ *       offset commit the sink waits for after it ({@link RelayStatus#waitingForKafka()}). The
+ *       detail names the phase, the age of the last published event and of the last batch Kafka
+ *       committed (heartbeats included: a streaming relay hands over a batch at least every
+ *       heartbeat interval). Also down when, streaming, no batch has been committed for a heartbeat
+ *       interval plus {@link #KAFKA_WAIT_LIMIT}: the engine is blocked outside the sink. Seen in
+ *       {@code RelayKafkaOutageIT} when Kafka stopped while the engine was committing offsets
+ *       between batches (after an empty poll Debezium commits them itself, and waits up to {@code
+ *       offset.flush.timeout.ms} for the offsets producer), which the sink cannot see. A batch is
+ *       dated at its commit, not once the offset commit after it returns: in one run the batch
+ *       committed as Kafka stopped looked 10 s younger (its offset commit timed out after 10 s),
+ *       which put the stalled check past the end of the IT's 30 s outage.
  *   <li>{@code slot-lag}: the WAL the slot holds back. Up with a warning above the threshold: a
  *       restart does not cure lag, so it should page a human, not a liveness probe.
  *   <li>{@code slot-failover}: with {@code relay.slot.failover}, whether a failover would keep the

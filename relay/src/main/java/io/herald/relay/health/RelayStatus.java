@@ -93,28 +93,41 @@ public final class RelayStatus {
         : Optional.empty();
   }
 
-  /** Records that the sink started sending a batch and waits for Kafka's acknowledgements. */
+  /**
+   * Records that the sink sent a batch; the wait for Kafka counts from the oldest batch still in
+   * flight, so a later one leaves it as it is.
+   */
   public void sending() {
-    sendingSince.set(clock.instant());
+    sendingSince.compareAndSet(null, clock.instant());
   }
 
   /**
-   * How long the sink has been waiting for Kafka to acknowledge the current batch; empty between
-   * batches. A long wait means Kafka is unreachable or too slow (the producer retries inside).
+   * How long the oldest batch the sink has in flight has waited for Kafka: for its records'
+   * acknowledgements, its transaction's commit, and the engine's offset commit, which the sink
+   * waits for as it finishes each committed batch. Empty when nothing is in flight. A long wait
+   * means Kafka is unreachable or too slow (the producer retries inside).
    */
   public Optional<Duration> waitingForKafka() {
     Instant since = sendingSince.get();
     return since == null ? Optional.empty() : Optional.of(Duration.between(since, clock.instant()));
   }
 
-  /** Records that a batch was fully acknowledged by Kafka, with {@code events} published in it. */
+  /**
+   * Records that Kafka committed a batch's transaction, with {@code events} published in it; dated
+   * then, not once the engine's offset commit after it returns (that commit can wait out its whole
+   * timeout while Kafka is gone, and the batch would look 10 s younger than it is).
+   */
   public void batchDone(int events) {
     Instant now = clock.instant();
-    sendingSince.set(null);
     lastBatchAt.set(now);
     if (events > 0) {
       lastEventAt.set(now);
     }
+  }
+
+  /** Records that the sink has nothing in flight: every batch it was given is settled. */
+  public void settled() {
+    sendingSince.set(null);
   }
 
   /** Time since the last published event, empty before the first one. */
@@ -123,7 +136,7 @@ public final class RelayStatus {
     return at == null ? Optional.empty() : Optional.of(Duration.between(at, clock.instant()));
   }
 
-  /** Time since the engine last handed over a batch (heartbeats included). */
+  /** Time since Kafka last committed a batch of the engine (heartbeats included). */
   public Optional<Duration> lastBatchAge() {
     Instant at = lastBatchAt.get();
     return at == null ? Optional.empty() : Optional.of(Duration.between(at, clock.instant()));

@@ -217,6 +217,9 @@ public final class KafkaBatchSink
       throws InterruptedException {
     SentBatch sent = new SentBatch(batch, committer, converter);
     inFlight.addLast(sent);
+    // Before the send: a full batch may stay in flight, and the engine may then wait on Kafka
+    // elsewhere (its offset commit) before the sink commits; health counts the wait from here.
+    status.sending();
     try {
       send(sent);
       boolean full = batch.size() >= pipelining.fullBatchSize() && !stopping;
@@ -261,7 +264,6 @@ public final class KafkaBatchSink
    * (it never joined the transaction) is re-sent from, after the records before it are marked.
    */
   private void commitAndSettle() throws InterruptedException {
-    status.sending();
     Failures failures = new Failures();
     boolean replace = false;
     boolean abort = false;
@@ -312,6 +314,7 @@ public final class KafkaBatchSink
         failures.backOff(e, replace || isRetriable(e), describe(inFlight.getFirst()));
       }
     }
+    status.settled();
     status.transition(RelayStatus.Phase.KAFKA_UNAVAILABLE, RelayStatus.Phase.STREAMING);
   }
 
@@ -362,8 +365,9 @@ public final class KafkaBatchSink
       if (failure != null) {
         return failure;
       }
-      batch.committer.markBatchFinished();
       status.batchDone(batch.published);
+      // Debezium's offset commit: it waits for Kafka, up to offset.flush.timeout.ms.
+      batch.committer.markBatchFinished();
       metrics.published(batch.published);
       metrics.skipped(batch.skipped());
       metrics.batch(batch.size(), Duration.ofNanos(System.nanoTime() - batch.sentNanos));

@@ -3,37 +3,10 @@ package io.herald.relay.health;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.herald.runtime.ops.HealthCheck;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
 
 class RelayHealthTest {
-
-  /** A clock the test moves by hand. */
-  private static final class ManualClock extends Clock {
-    private Instant now = Instant.parse("2026-11-30T10:00:00Z");
-
-    void advance(Duration duration) {
-      now = now.plus(duration);
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-
-    @Override
-    public java.time.ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(java.time.ZoneId zone) {
-      return this;
-    }
-  }
 
   /** A streaming relay's status and health on a manual clock, heartbeats on. */
   private record Streaming(ManualClock clock, RelayStatus status, RelayHealth health) {
@@ -91,6 +64,7 @@ class RelayHealthTest {
     clock.advance(RelayHealth.KAFKA_WAIT_LIMIT.plusSeconds(1));
     HealthCheck.Status stuck = health.relay().check();
     status.batchDone(10);
+    status.settled();
     HealthCheck.Status recovered = health.relay().check();
 
     assertThat(stuck.up()).isFalse();
@@ -136,6 +110,7 @@ class RelayHealthTest {
     clock.advance(Duration.ofSeconds(10));
     HealthCheck.Status stillWaiting = health.relay().check();
     status.batchDone(5);
+    status.settled();
     HealthCheck.Status acknowledged = health.relay().check();
 
     assertThat(sendingLate.up()).isTrue();

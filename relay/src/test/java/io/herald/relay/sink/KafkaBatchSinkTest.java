@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.debezium.engine.RecordChangeEvent;
+import io.herald.relay.health.ManualClock;
 import io.herald.relay.health.RelayMetrics;
 import io.herald.relay.health.RelayStatus;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -15,6 +16,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.function.Supplier;
@@ -115,7 +117,15 @@ class KafkaBatchSinkTest {
       SendRetry retry,
       KafkaBatchSink.Pipelining pipelining,
       MeterRegistry registry) {
-    RelayStatus status = new RelayStatus(Clock.systemUTC());
+    return unfenced(producers, retry, pipelining, registry, new RelayStatus(Clock.systemUTC()));
+  }
+
+  private static KafkaBatchSink unfenced(
+      Supplier<Producer<byte[], byte[]>> producers,
+      SendRetry retry,
+      KafkaBatchSink.Pipelining pipelining,
+      MeterRegistry registry,
+      RelayStatus status) {
     return new KafkaBatchSink(
         producers,
         new OutboxRecordConverter("__debezium-heartbeat.herald", "herald.herald_relay.heartbeat"),
@@ -432,6 +442,62 @@ class KafkaBatchSinkTest {
 
     assertThat(committer.processed).containsExactly("a", "b", "c", "d");
     assertThat(sink.awaitSettled(Duration.ZERO)).isTrue();
+  }
+
+  /** A sink on a fenced producer that reports to {@code status}. */
+  private static KafkaBatchSink reportingTo(
+      RelayStatus status, MockProducer<byte[], byte[]> producer, int fullBatchSize)
+      throws InterruptedException {
+    KafkaBatchSink sink =
+        unfenced(
+            () -> producer,
+            RETRY,
+            new KafkaBatchSink.Pipelining(fullBatchSize, 1),
+            new SimpleMeterRegistry(),
+            status);
+    sink.fence();
+    return sink;
+  }
+
+  @Test
+  void shouldCountTheWaitForKafkaFromAFullBatchLeftInFlight() throws Exception {
+    ManualClock clock = new ManualClock();
+    RelayStatus status = new RelayStatus(clock);
+    KafkaBatchSink sink = reportingTo(status, manualProducer(), 2);
+    RecordingCommitter committer = new RecordingCommitter();
+
+    sink.handleBatch(List.of(event("events", "a"), event("events", "b")), committer);
+    clock.advance(Duration.ofSeconds(20));
+    Optional<Duration> leftInFlight = status.waitingForKafka();
+    sink.handleBatch(List.of(event("events", "c")), committer);
+
+    // The engine may be held elsewhere on Kafka (its offset commit) before the sink commits: the
+    // wait shows from the full batch's send, not from the commit that came 20 s later.
+    assertThat(leftInFlight).contains(Duration.ofSeconds(20));
+    assertThat(committer.processed).containsExactly("a", "b", "c");
+    assertThat(status.waitingForKafka()).isEmpty();
+  }
+
+  @Test
+  void shouldDateABatchAtItsCommitAndCountTheOffsetCommitAsAWaitForKafka() throws Exception {
+    ManualClock clock = new ManualClock();
+    RelayStatus status = new RelayStatus(clock);
+    KafkaBatchSink sink = reportingTo(status, manualProducer(), 100);
+    List<Optional<Duration>> waitingDuringOffsetCommit = new ArrayList<>();
+    // Debezium's offset commit after the batch waits out offset.flush.timeout.ms: Kafka is gone.
+    RecordingCommitter committer =
+        new RecordingCommitter(
+            () -> {
+              clock.advance(Duration.ofSeconds(10));
+              waitingDuringOffsetCommit.add(status.waitingForKafka());
+            });
+
+    sink.handleBatch(List.of(event("events", "a")), committer);
+
+    assertThat(waitingDuringOffsetCommit).containsExactly(Optional.of(Duration.ofSeconds(10)));
+    assertThat(status.lastBatchAge()).contains(Duration.ofSeconds(10));
+    assertThat(status.lastEventAge()).contains(Duration.ofSeconds(10));
+    assertThat(status.waitingForKafka()).isEmpty();
   }
 
   @Test

@@ -12,6 +12,17 @@ public final class RecordingCommitter
   public final List<String> processed = new ArrayList<>();
   public int batchesFinished;
 
+  /** Runs as each batch is finished, where Debezium's engine commits its offsets. */
+  private final Runnable onBatchFinished;
+
+  public RecordingCommitter() {
+    this(() -> {});
+  }
+
+  public RecordingCommitter(Runnable onBatchFinished) {
+    this.onBatchFinished = onBatchFinished;
+  }
+
   @Override
   public synchronized void markProcessed(RecordChangeEvent<SourceRecord> record) {
     processed.add(String.valueOf(record.record().value()));
@@ -20,6 +31,7 @@ public final class RecordingCommitter
   @Override
   public synchronized void markBatchFinished() {
     batchesFinished++;
+    onBatchFinished.run();
   }
 
   @Override
