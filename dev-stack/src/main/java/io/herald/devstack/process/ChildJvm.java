@@ -160,27 +160,47 @@ public final class ChildJvm implements AutoCloseable {
 
   /**
    * Whether {@code classPath} holds the {@link ExitWithParent} this JVM runs: its class directory
-   * or jar, or the jar packaged beside its {@code target/classes} ({@link #jarsOnly}).
+   * or jar, or the module's jar packaged beside its {@code target/classes} ({@link #jarsOnly}).
    */
   static boolean holdsExitWithParent(String classPath) {
     if (EXIT_WITH_PARENT.isEmpty()) {
       return false;
     }
     Path location = EXIT_WITH_PARENT.get();
-    boolean classes = location.endsWith(Path.of("target", "classes"));
+    Optional<Path> packaged =
+        location.endsWith(Path.of("target", "classes")) ? packagedJar(location) : Optional.empty();
     for (String entry : classPath.split(File.pathSeparator)) {
       if (entry.isBlank()) {
         continue;
       }
       Path path = Path.of(entry).toAbsolutePath().normalize();
-      if (path.equals(location)
-          || (classes
-              && location.getParent().equals(path.getParent())
-              && path.getFileName().toString().endsWith(".jar"))) {
+      if (path.equals(location) || packaged.filter(path::equals).isPresent()) {
         return true;
       }
     }
     return false;
+  }
+
+  /**
+   * The module's own jar packaged beside its {@code classes} directory ({@code target/}), not its
+   * tests, sources or javadoc jar; empty when none is packaged.
+   */
+  static Optional<Path> packagedJar(Path classes) {
+    try (var files = Files.list(classes.getParent())) {
+      return files
+          .filter(
+              f -> {
+                String name = f.getFileName().toString();
+                return name.endsWith(".jar")
+                    && !name.endsWith("-tests.jar")
+                    && !name.endsWith("-sources.jar")
+                    && !name.endsWith("-javadoc.jar");
+              })
+          .map(f -> f.toAbsolutePath().normalize())
+          .findFirst();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot list " + classes.getParent(), e);
+    }
   }
 
   /** This JVM's class path, every entry absolute (a child may run in another directory). */
@@ -205,17 +225,11 @@ public final class ChildJvm implements AutoCloseable {
       if (!Files.isDirectory(path)) {
         jars.add(entry);
       } else if (path.endsWith(Path.of("target", "classes"))) {
-        try (var packaged = Files.list(path.getParent())) {
-          jars.add(
-              packaged
-                  .filter(f -> f.getFileName().toString().endsWith(".jar"))
-                  .findFirst()
-                  .orElseThrow(
-                      () -> new IllegalStateException("no jar beside " + path + "; run package"))
-                  .toString());
-        } catch (IOException e) {
-          throw new UncheckedIOException("cannot list " + path.getParent(), e);
-        }
+        jars.add(
+            packagedJar(path)
+                .orElseThrow(
+                    () -> new IllegalStateException("no jar beside " + path + "; run package"))
+                .toString());
       }
     }
     return String.join(File.pathSeparator, jars);

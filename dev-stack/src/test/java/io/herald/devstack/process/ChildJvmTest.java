@@ -78,6 +78,42 @@ class ChildJvmTest {
   }
 
   @Test
+  void shouldTakeTheModulesOwnJarBesideItsClassesNotItsTestsOrSourcesJar() throws IOException {
+    Path classes = Files.createDirectories(dir.resolve("target").resolve("classes"));
+    Files.createFile(classes.resolveSibling("m-1.0-tests.jar"));
+    Files.createFile(classes.resolveSibling("m-1.0-sources.jar"));
+    assertThat(ChildJvm.packagedJar(classes)).isEmpty();
+    assertThatThrownBy(() -> ChildJvm.jarsOnly(classes.toString()))
+        .hasMessageContaining("no jar beside");
+
+    Files.createFile(classes.resolveSibling("m-1.0.jar"));
+
+    assertThat(ChildJvm.packagedJar(classes))
+        .contains(classes.resolveSibling("m-1.0.jar").toAbsolutePath());
+    assertThat(ChildJvm.jarsOnly(classes + java.io.File.pathSeparator + "/lib/x.jar"))
+        .isEqualTo(
+            classes.resolveSibling("m-1.0.jar").toAbsolutePath()
+                + java.io.File.pathSeparator
+                + "/lib/x.jar");
+  }
+
+  @Test
+  void shouldNotTakeAClassPathWithOnlyTheDevStacksTestsJarForOneHoldingExitWithParent()
+      throws Exception {
+    Path location =
+        Path.of(ExitWithParent.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    // The test run loads it from dev-stack's target/classes, beside which its jars are packaged.
+    assertThat(location).endsWith(Path.of("target", "classes"));
+
+    assertThat(ChildJvm.holdsExitWithParent(location.toString())).isTrue();
+    assertThat(
+            ChildJvm.holdsExitWithParent(
+                location.resolveSibling("herald-dev-stack-0.1.0-SNAPSHOT-tests.jar").toString()))
+        .isFalse();
+    assertThat(ChildJvm.holdsExitWithParent("/lib/x.jar")).isFalse();
+  }
+
+  @Test
   void shouldAnswerHealthyThenStopOnSigtermWithinTheGrace() throws Exception {
     int port = freePort();
     try (ChildJvm child =
