@@ -135,33 +135,29 @@ public final class LiveLoad {
       Map<String, Arrival> arrivedAt;
       Map<String, Arrival> acknowledgedAt;
       double counted;
-      // Written by the writer's task, read after its future has completed.
-      double[] cpuAtWarmUpEnd = {Double.NaN};
       ExecutorService threads = Executors.newFixedThreadPool(3);
       try {
         // Taken as they end, so a reader that fails fails the load at once, not after the writer.
-        CompletionService<Map<String, Arrival>> ended = new ExecutorCompletionService<>(threads);
-        Future<Map<String, Arrival>> committedArrivals =
-            ended.submit(() -> committed.arrivals(offered, events, deadline));
-        Future<Map<String, Arrival>> acknowledgedArrivals =
-            ended.submit(() -> acknowledged.arrivals(offered, events, deadline));
-        ended.submit(
-            () -> {
-              cpuAtWarmUpEnd[0] =
-                  write(
-                      fixture,
-                      perSecond,
-                      events,
-                      warmUpSeconds * perSecond,
-                      cpuSeconds,
-                      offered,
-                      committedAt);
-              return Map.of();
-            });
+        CompletionService<Ended> ended = new ExecutorCompletionService<>(threads);
+        Future<Ended> committedArrivals =
+            ended.submit(() -> Ended.read(committed.arrivals(offered, events, deadline)));
+        Future<Ended> acknowledgedArrivals =
+            ended.submit(() -> Ended.read(acknowledged.arrivals(offered, events, deadline)));
+        Future<Ended> written =
+            ended.submit(
+                () ->
+                    Ended.written(
+                        write(
+                            fixture,
+                            perSecond,
+                            events,
+                            warmUpSeconds * perSecond,
+                            cpuSeconds,
+                            offered,
+                            committedAt)));
         long end = deadline + TimeUnit.MINUTES.toNanos(1);
         for (int task = 0; task < 3; task++) {
-          Future<Map<String, Arrival>> next =
-              ended.poll(end - System.nanoTime(), TimeUnit.NANOSECONDS);
+          Future<Ended> next = ended.poll(end - System.nanoTime(), TimeUnit.NANOSECONDS);
           if (next == null) {
             throw new IllegalStateException(
                 "the live load's writer or readers did not end a minute past their "
@@ -170,9 +166,9 @@ public final class LiveLoad {
           }
           next.get();
         }
-        arrivedAt = committedArrivals.get();
-        acknowledgedAt = acknowledgedArrivals.get();
-        counted = cpuSeconds.getAsDouble() - cpuAtWarmUpEnd[0];
+        arrivedAt = committedArrivals.get().arrivals();
+        acknowledgedAt = acknowledgedArrivals.get().arrivals();
+        counted = cpuSeconds.getAsDouble() - written.get().cpuAtWarmUpEnd();
       } catch (Exception e) {
         stop(threads, committed, acknowledged).ifPresent(e::addSuppressed);
         throw e;
@@ -217,6 +213,20 @@ public final class LiveLoad {
             arrivedAt);
       }
       return new Latencies(latencies, worstPerSecond, acknowledgedLatencies, counted);
+    }
+  }
+
+  /**
+   * What one of the load's tasks ended with: a reader its arrivals, the writer the measured
+   * process's CPU seconds when the warm-up ended (what the counted window starts from).
+   */
+  private record Ended(Map<String, Arrival> arrivals, double cpuAtWarmUpEnd) {
+    static Ended read(Map<String, Arrival> arrivals) {
+      return new Ended(arrivals, Double.NaN);
+    }
+
+    static Ended written(double cpuAtWarmUpEnd) {
+      return new Ended(Map.of(), cpuAtWarmUpEnd);
     }
   }
 
