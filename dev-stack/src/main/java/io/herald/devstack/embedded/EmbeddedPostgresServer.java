@@ -42,6 +42,9 @@ final class EmbeddedPostgresServer implements PostgresServer {
   private final Map<String, String> settings;
   private EmbeddedPostgres server;
 
+  /** Stops the running server should this JVM end without stopping it; null while stopped. */
+  private PostmasterWatch watch;
+
   private EmbeddedPostgresServer(
       Path directory, Path binariesDirectory, int port, Map<String, String> extraSettings) {
     this.dataDirectory = directory.resolve("data");
@@ -144,6 +147,12 @@ final class EmbeddedPostgresServer implements PostgresServer {
               + ")",
           e);
     }
+    try {
+      watch = PostmasterWatch.start(dataDirectory, logFile);
+    } catch (RuntimeException e) {
+      stop();
+      throw e;
+    }
     StartupReport.print(
         LOG,
         "PostgreSQL %s ready on %s:%d in %d ms (data %s)",
@@ -160,6 +169,7 @@ final class EmbeddedPostgresServer implements PostgresServer {
       return;
     }
     long started = System.nanoTime();
+    closeWatch();
     Path pgCtl = pgCtl();
     List<String> command = new ArrayList<>();
     if (LinuxUtils.isUnshareAvailable()) {
@@ -214,6 +224,18 @@ final class EmbeddedPostgresServer implements PostgresServer {
     }
   }
 
+  private void closeWatch() {
+    if (watch != null) {
+      watch.close();
+      watch = null;
+    }
+  }
+
+  /** The watch of the running server's postmaster, empty while stopped. */
+  synchronized java.util.Optional<PostmasterWatch> watch() {
+    return java.util.Optional.ofNullable(watch);
+  }
+
   /** The cluster's data directory. */
   Path dataDirectory() {
     return dataDirectory;
@@ -238,6 +260,7 @@ final class EmbeddedPostgresServer implements PostgresServer {
       return;
     }
     long started = System.nanoTime();
+    closeWatch();
     try {
       server.close();
     } catch (IOException e) {

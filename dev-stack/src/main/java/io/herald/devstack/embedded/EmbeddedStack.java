@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -123,19 +124,17 @@ public final class EmbeddedStack implements HeraldStack, AutoCloseable {
   }
 
   /**
-   * A JVM killed with {@code kill -9} leaves its postmaster running (the Kafka child exits by
-   * itself, see {@link KafkaServerMain}). Its clients died with the JVM, so a fast shutdown (SIGINT
-   * would be ideal; Java sends SIGTERM, a smart shutdown) completes at once.
+   * A postmaster left running by a JVM that is gone: its {@link PostmasterWatch} stops it when that
+   * JVM ends, so this finds one only when the watch was killed too (a whole process group killed)
+   * or the run predates the watch. Its clients died with the JVM, so a fast shutdown (SIGINT would
+   * be ideal; Java sends SIGTERM, a smart shutdown) completes at once.
    */
-  private static void stopOrphanedPostmaster(Path pidFile) throws IOException {
-    if (!Files.isRegularFile(pidFile)) {
+  private static void stopOrphanedPostmaster(Path pidFile) {
+    OptionalLong found = PostmasterWatch.postmasterPid(pidFile);
+    if (found.isEmpty()) {
       return;
     }
-    List<String> lines = Files.readAllLines(pidFile);
-    if (lines.isEmpty() || !lines.get(0).trim().matches("\\d{1,18}")) {
-      return;
-    }
-    long pid = Long.parseLong(lines.get(0).trim());
+    long pid = found.getAsLong();
     ProcessHandle.of(pid)
         .filter(p -> p.info().command().map(c -> c.endsWith("postgres")).orElse(false))
         .ifPresent(
