@@ -1,12 +1,14 @@
 package io.herald.bench.relay;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import javax.sql.DataSource;
@@ -17,6 +19,8 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * A backlog for the relay drains: outbox rows loaded server-side in transactions of a given size,
@@ -64,7 +68,44 @@ public final class Backlog {
       "INSERT INTO herald_relay.heartbeat (id, beat_at) VALUES ('bench-backlog-end', now())"
           + " ON CONFLICT (id) DO UPDATE SET beat_at = EXCLUDED.beat_at";
 
+  private static final String AUTOVACUUM_WORKERS =
+      "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'";
+
+  /** How long {@link #awaitNoAutovacuum} waits at most. */
+  private static final Duration AUTOVACUUM_WAIT = Duration.ofMinutes(2);
+
   private Backlog() {}
+
+  /**
+   * Waits (up to 2 minutes) until PostgreSQL runs no autovacuum worker, and says how long it
+   * waited. About a minute after a million-row backlog is loaded, PostgreSQL vacuums the outbox for
+   * tens of seconds on the same cores: that is the box recovering from the load, and a latency
+   * measured meanwhile is that, not the reader's.
+   */
+  public static String awaitNoAutovacuum(DataSource dataSource) throws InterruptedException {
+    long start = System.nanoTime();
+    try {
+      Awaitility.await()
+          .atMost(AUTOVACUUM_WAIT)
+          .pollInterval(Duration.ofMillis(500))
+          .until(() -> autovacuumWorkers(dataSource) == 0);
+      return String.format(
+          Locale.ROOT, "waited %.1f s for autovacuum to finish", (System.nanoTime() - start) / 1e9);
+    } catch (ConditionTimeoutException stillRunning) {
+      return "autovacuum still running after "
+          + AUTOVACUUM_WAIT.toMinutes()
+          + " minutes (measured anyway)";
+    }
+  }
+
+  private static long autovacuumWorkers(DataSource dataSource) throws SQLException {
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement statement = connection.prepareStatement(AUTOVACUUM_WORKERS);
+        ResultSet rows = statement.executeQuery()) {
+      rows.next();
+      return rows.getLong(1);
+    }
+  }
 
   /**
    * Loads {@code rows} outbox rows, {@code rowsPerTx} per committed transaction, in one server-side

@@ -117,6 +117,7 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
     String topic = fixture.publicationEvents;
     int warmUpRows = RelayServerLimitBenchmark.warmUpBroker(bench, id(), fixture, timeout);
     Map<String, List<Round>> results = new LinkedHashMap<>();
+    List<String> vacuumWaits = new ArrayList<>();
     int run = 0;
     for (int round = 1; round <= rounds; round++) {
       List<String> order = new ArrayList<>(sides);
@@ -158,6 +159,9 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
           long onTopic = Backlog.records(bootstrap, topic);
           Backlog.load(db, 1, 1);
           Backlog.awaitRecords(bootstrap, topic, onTopic + 1, STREAMING);
+          // Otherwise the first live phase after a backlog shares the cores with its vacuum (7.7 s
+          // of it before round 1's in session 28), as RelayDrainBenchmark's latency phase would.
+          vacuumWaits.add(side + " " + Backlog.awaitNoAutovacuum(db));
           ProcessStats.Sample beforeLive = RelayServerLimitBenchmark.sample(running.pid());
           LiveLoad.Latencies live =
               LiveLoad.offer(
@@ -189,7 +193,16 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
       }
     }
     return result(
-        bench, sides, results, rows, rounds, warmUpRows, liveSeconds, warmUpSeconds, idleSeconds);
+        bench,
+        sides,
+        results,
+        vacuumWaits,
+        rows,
+        rounds,
+        warmUpRows,
+        liveSeconds,
+        warmUpSeconds,
+        idleSeconds);
   }
 
   private static Running start(String side, RelayFixture fixture, String slot) throws Exception {
@@ -215,6 +228,7 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
       Bench bench,
       List<String> sides,
       Map<String, List<Round>> results,
+      List<String> vacuumWaits,
       int rows,
       int rounds,
       int warmUpRows,
@@ -359,6 +373,11 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
                 Locale.ROOT,
                 "%.2f",
                 figures.get("peak_rss_mib_relay") / figures.get("peak_rss_mib_connect"))
+            + ".");
+    notes.add(
+        "Before each live phase, once the side streamed, PostgreSQL's autovacuum of the round's"
+            + " backlog was waited out, in round order: "
+            + String.join("; ", vacuumWaits)
             + ".");
     notes.add(
         "Connect standalone cannot run exactly-once source tasks (distributed mode only): it"

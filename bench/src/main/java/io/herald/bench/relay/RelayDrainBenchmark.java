@@ -9,9 +9,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -273,26 +270,6 @@ public final class RelayDrainBenchmark {
   }
 
   /**
-   * Waits (up to 2 minutes) until PostgreSQL runs no autovacuum worker: after a million-row backlog
-   * it vacuums the outbox for tens of seconds on the same two cores, which is the box recovering
-   * from the load, not the relay's latency.
-   */
-  private static String awaitNoAutovacuum(RelayFixture fixture) throws Exception {
-    long start = System.nanoTime();
-    String workers =
-        "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'";
-    try {
-      org.awaitility.Awaitility.await()
-          .atMost(Duration.ofMinutes(2))
-          .pollInterval(Duration.ofMillis(500))
-          .until(() -> query(fixture, workers).equals("0"));
-      return String.format("waited %.1f s for autovacuum to finish", ms(start) / 1000.0);
-    } catch (org.awaitility.core.ConditionTimeoutException stillRunning) {
-      return "autovacuum still running after 2 minutes (measured anyway)";
-    }
-  }
-
-  /**
    * Offers 1,000 events/s for 30 s, then 20 events/s for 20 s, then 2 events/s for 20 s, one row
    * per transaction; prints commit-to-Kafka latency, at 1,000 events/s of the last 15 s. The first
    * 15 s are a warm-up, reported apart: they follow a drain, and a relay JVM started seconds before
@@ -304,7 +281,7 @@ public final class RelayDrainBenchmark {
   private static String latency(
       RelayFixture fixture, RelayFixture.Relay relay, ProcessHandle handle) throws Exception {
     int warmUpSeconds = 15;
-    String vacuum = awaitNoAutovacuum(fixture);
+    String vacuum = Backlog.awaitNoAutovacuum(fixture.dataSource());
     int highEvents = 30_000;
     Duration cpuBeforeHigh = cpu(handle);
     LiveLoad.Latencies high =
@@ -457,14 +434,5 @@ public final class RelayDrainBenchmark {
 
   private static long ms(long startNanos) {
     return (System.nanoTime() - startNanos) / 1_000_000;
-  }
-
-  private static String query(RelayFixture fixture, String sql) throws Exception {
-    try (Connection connection = fixture.dataSource().getConnection();
-        Statement statement = connection.createStatement();
-        ResultSet rows = statement.executeQuery(sql)) {
-      rows.next();
-      return rows.getString(1);
-    }
   }
 }
