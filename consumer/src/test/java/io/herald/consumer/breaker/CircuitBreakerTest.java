@@ -7,38 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.herald.consumer.breaker.CircuitBreaker.State;
 import io.herald.consumer.destination.Outcome;
-import java.time.Clock;
+import io.herald.devstack.HandClock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
 
 class CircuitBreakerTest {
-
-  /** A clock the test moves by hand. */
-  private static final class HandClock extends Clock {
-    private Instant now = Instant.parse("2026-12-01T12:00:00Z");
-
-    void advance(Duration by) {
-      now = now.plus(by);
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-  }
 
   private final HandClock clock = new HandClock();
   private final CircuitBreaker breaker =

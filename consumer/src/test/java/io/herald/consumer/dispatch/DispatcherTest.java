@@ -20,6 +20,7 @@ import io.herald.consumer.pause.PauseGate;
 import io.herald.consumer.policy.Capabilities;
 import io.herald.consumer.policy.DeliveryPolicy;
 import io.herald.consumer.trace.DeliveryTracing;
+import io.herald.devstack.HandClock;
 import io.herald.devstack.telemetry.RecordedSpans;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.opentelemetry.api.common.AttributeKey;
@@ -28,9 +29,6 @@ import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -460,30 +458,6 @@ class DispatcherTest {
         "RETRY_WAIT",
         processing.getAttributes().get(AttributeKey.stringKey("herald.delivery.state")));
     assertEquals(StatusCode.ERROR, processing.getStatus().getStatusCode());
-  }
-
-  /** A clock the test moves by hand. */
-  private static final class HandClock extends Clock {
-    private volatile Instant now = Instant.parse("2026-12-01T12:00:00Z");
-
-    void advance(Duration by) {
-      now = now.plus(by);
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
   }
 
   private Transition dispatchOne() {

@@ -4,17 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.herald.devstack.HandClock;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -194,33 +192,9 @@ class DestinationSimulatorTest {
     assertEquals(422, post("key-1", "{\"title\":\"t\"}", Duration.ofSeconds(5)).statusCode());
   }
 
-  /** A hand clock: the key window passes when the test says so. */
-  private static final class HandClock extends Clock {
-    private volatile Instant now = Instant.parse("2026-01-01T00:00:00Z");
-
-    void advance(Duration by) {
-      now = now.plus(by);
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-  }
-
   @Test
   void shouldCreateASecondArticleWhenAKeyRepeatsAfterTheKeyWindow() throws Exception {
-    HandClock clock = new HandClock();
+    HandClock clock = new HandClock(Instant.parse("2026-01-01T00:00:00Z"));
     simulator =
         DestinationSimulator.start(
             Behaviour.cooperative().withKeyWindow(Duration.ofMinutes(1)), clock);

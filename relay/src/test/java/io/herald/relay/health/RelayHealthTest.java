@@ -2,6 +2,7 @@ package io.herald.relay.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.herald.devstack.HandClock;
 import io.herald.runtime.ops.HealthCheck;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -9,9 +10,9 @@ import org.junit.jupiter.api.Test;
 class RelayHealthTest {
 
   /** A streaming relay's status and health on a manual clock, heartbeats on. */
-  private record Streaming(ManualClock clock, RelayStatus status, RelayHealth health) {
+  private record Streaming(HandClock clock, RelayStatus status, RelayHealth health) {
     static Streaming withHeartbeatsEvery(Duration interval) {
-      ManualClock clock = new ManualClock();
+      HandClock clock = new HandClock();
       RelayStatus status = new RelayStatus(clock);
       status.phase(RelayStatus.Phase.STREAMING);
       return new Streaming(
@@ -21,7 +22,7 @@ class RelayHealthTest {
 
   @Test
   void shouldReportAStandbyAsUp() {
-    RelayStatus status = new RelayStatus(new ManualClock());
+    RelayStatus status = new RelayStatus(new HandClock());
 
     HealthCheck.Status health = new RelayHealth(status, 100).relay().check();
 
@@ -31,7 +32,7 @@ class RelayHealthTest {
 
   @Test
   void shouldReportAFormerLeaderBackOnStandbyAsUpWithTheReasonAndNoStaleKafkaWait() {
-    ManualClock clock = new ManualClock();
+    HandClock clock = new HandClock();
     RelayStatus status = new RelayStatus(clock);
     status.phase(RelayStatus.Phase.STREAMING);
     status.slotLagBytes(4096);
@@ -55,7 +56,7 @@ class RelayHealthTest {
 
   @Test
   void shouldReportDownWhenABatchWaitsTooLongForKafka() {
-    ManualClock clock = new ManualClock();
+    HandClock clock = new HandClock();
     RelayStatus status = new RelayStatus(clock);
     status.phase(RelayStatus.Phase.STREAMING);
     RelayHealth health = new RelayHealth(status, 100);
@@ -76,7 +77,7 @@ class RelayHealthTest {
   @Test
   void shouldReportDownWhenAStreamingEngineHandsOverNoBatchForAHeartbeatIntervalPlusTheLimit() {
     Streaming relay = Streaming.withHeartbeatsEvery(Duration.ofSeconds(10));
-    ManualClock clock = relay.clock();
+    HandClock clock = relay.clock();
     RelayStatus status = relay.status();
     RelayHealth health = relay.health();
 
@@ -99,7 +100,7 @@ class RelayHealthTest {
     // RelayKafkaOutageIT once saw /health UP at the end of a 30 s outage: the engine, held in its
     // offset commit, handed the sink a batch late, and the sink's own wait had not reached 15 s.
     Streaming relay = Streaming.withHeartbeatsEvery(Duration.ofSeconds(10));
-    ManualClock clock = relay.clock();
+    HandClock clock = relay.clock();
     RelayStatus status = relay.status();
     RelayHealth health = relay.health();
     status.batchDone(1);
@@ -122,7 +123,7 @@ class RelayHealthTest {
 
   @Test
   void shouldNotReportAnIdleEngineAsStalledWhenHeartbeatsAreOff() {
-    ManualClock clock = new ManualClock();
+    HandClock clock = new HandClock();
     RelayStatus status = new RelayStatus(clock);
     status.phase(RelayStatus.Phase.STREAMING);
     status.batchDone(1);
@@ -135,7 +136,7 @@ class RelayHealthTest {
 
   @Test
   void shouldWarnAboutSlotLagAboveTheThresholdWithoutFailingTheProbe() {
-    RelayStatus status = new RelayStatus(new ManualClock());
+    RelayStatus status = new RelayStatus(new HandClock());
     status.slotLagBytes(500);
 
     HealthCheck.Status lag = new RelayHealth(status, 100).slotLag().check();

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.debezium.engine.RecordChangeEvent;
-import io.herald.relay.health.ManualClock;
+import io.herald.devstack.HandClock;
 import io.herald.relay.health.RelayMetrics;
 import io.herald.relay.health.RelayStatus;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -461,7 +461,7 @@ class KafkaBatchSinkTest {
 
   @Test
   void shouldCountTheWaitForKafkaFromAFullBatchLeftInFlight() throws Exception {
-    ManualClock clock = new ManualClock();
+    HandClock clock = new HandClock();
     RelayStatus status = new RelayStatus(clock);
     KafkaBatchSink sink = reportingTo(status, manualProducer(), 2);
     RecordingCommitter committer = new RecordingCommitter();
@@ -480,7 +480,7 @@ class KafkaBatchSinkTest {
 
   @Test
   void shouldDateABatchAtItsCommitAndCountTheOffsetCommitAsAWaitForKafka() throws Exception {
-    ManualClock clock = new ManualClock();
+    HandClock clock = new HandClock();
     RelayStatus status = new RelayStatus(clock);
     KafkaBatchSink sink = reportingTo(status, manualProducer(), 100);
     List<Optional<Duration>> waitingDuringOffsetCommit = new ArrayList<>();
