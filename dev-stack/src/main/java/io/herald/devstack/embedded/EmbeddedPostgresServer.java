@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -232,8 +233,8 @@ final class EmbeddedPostgresServer implements PostgresServer {
   }
 
   /** The watch of the running server's postmaster, empty while stopped. */
-  synchronized java.util.Optional<PostmasterWatch> watch() {
-    return java.util.Optional.ofNullable(watch);
+  synchronized Optional<PostmasterWatch> watch() {
+    return Optional.ofNullable(watch);
   }
 
   /** The cluster's data directory. */
