@@ -98,7 +98,10 @@ public final class RelayStatus {
    * flight, so a later one leaves it as it is.
    */
   public void sending() {
-    sendingSince.compareAndSet(null, clock.instant());
+    // Called for every batch: the clock is read only when no earlier batch is in flight.
+    if (sendingSince.get() == null) {
+      sendingSince.compareAndSet(null, clock.instant());
+    }
   }
 
   /**
