@@ -10,6 +10,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
@@ -203,6 +204,24 @@ class ChildJvmTest {
         });
   }
 
+  @Test
+  void shouldHaltAChildWhoseShutdownHangsOnceTheGraceHasPassedAfterThisJvmIsKilled()
+      throws Exception {
+    withAGrandchild(
+        new String[] {"ignore-term"},
+        (parent, grandchild, grandchildLog) -> {
+          parent.kill();
+
+          await()
+              .atMost(ChildJvm.DEFAULT_GRACE.plusSeconds(30))
+              .until(() -> ProcessHandle.of(grandchild).map(p -> !p.isAlive()).orElse(true));
+          // Its hook never ends: only the halt after the grace can have ended it.
+          assertThat(Files.readString(grandchildLog))
+              .contains("The launcher is gone (standard input closed): stopping")
+              .contains("Still stopping after " + ChildJvm.DEFAULT_GRACE + ": halting");
+        });
+  }
+
   /** What a test does with a parent child JVM and that parent's own ready child. */
   private interface WithAGrandchild {
     void run(ChildJvm parent, long grandchild, Path grandchildLog) throws Exception;
@@ -214,8 +233,15 @@ class ChildJvmTest {
    * happened, so a failing test leaves nothing running.
    */
   private void withAGrandchild(WithAGrandchild test) throws Exception {
+    withAGrandchild(new String[0], test);
+  }
+
+  /** As above, the grandchild in {@code mode} (ChildMain's arguments; its default if empty). */
+  private void withAGrandchild(String[] mode, WithAGrandchild test) throws Exception {
     Path grandchildLog = dir.resolve("grandchild.log");
-    try (ChildJvm parent = start("parent", grandchildLog.toString()).start()) {
+    List<String> args = new ArrayList<>(List.of("parent", grandchildLog.toString()));
+    args.addAll(List.of(mode));
+    try (ChildJvm parent = start(args.toArray(String[]::new)).start()) {
       await()
           .atMost(Duration.ofMinutes(1))
           .until(() -> parent.logText().contains("child-pid=") && ready(grandchildLog));

@@ -9,17 +9,19 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 
 /**
  * The child {@link ChildJvmTest} starts: {@code health <port>} serves {@code /health} until
  * SIGTERM, {@code ignore-term} blocks its shutdown so only SIGKILL ends it, {@code slow-term
  * <millis>} takes that long to shut down and prints when it began and ended, {@code exit <code>}
- * exits at once, {@code parent <log>} starts a {@code slow-term 100} child of its own logging to
- * {@code <log>}, prints its pid and waits; {@code late-start <log>} starts that child too and
- * returns once it is ready, and its shutdown hook, once this JVM's exit has sent the child SIGTERM,
- * tries to start another ({@code <log>.late}) and prints its pid or why it was refused. It prints
- * its logging property and {@code CHILD_GREETING} first.
+ * exits at once, {@code parent <log> [mode args...]} starts a child of its own in that mode ({@code
+ * slow-term 100} if none is given) logging to {@code <log>}, prints its pid and waits; {@code
+ * late-start <log>} starts that child too and returns once it is ready, and its shutdown hook, once
+ * this JVM's exit has sent the child SIGTERM, tries to start another ({@code <log>.late}) and
+ * prints its pid or why it was refused. It prints its logging property and {@code CHILD_GREETING}
+ * first.
  */
 public final class ChildMain {
 
@@ -81,7 +83,11 @@ public final class ChildMain {
       }
       case "exit" -> System.exit(Integer.parseInt(args[1]));
       case "parent" -> {
-        ChildJvm child = grandchild(Path.of(args[1]));
+        String[] mode =
+            args.length > 2
+                ? Arrays.copyOfRange(args, 2, args.length)
+                : new String[] {"slow-term", "100"};
+        ChildJvm child = grandchild(Path.of(args[1]), mode);
         System.out.println("child-pid=" + child.pid());
         System.out.flush();
         Thread.sleep(Long.MAX_VALUE);
@@ -122,9 +128,14 @@ public final class ChildMain {
 
   /** A {@code slow-term 100} child of this JVM, logging to {@code log}. */
   private static ChildJvm grandchild(Path log) throws IOException {
+    return grandchild(log, "slow-term", "100");
+  }
+
+  /** A child of this JVM in {@code mode} (its arguments), logging to {@code log}. */
+  private static ChildJvm grandchild(Path log, String... mode) throws IOException {
     return ChildJvm.builder("grandchild", ChildMain.class.getName())
         .jvmOptions(SMALL_JVM)
-        .args("slow-term", "100")
+        .args(mode)
         .logFile(log)
         .start();
   }
