@@ -62,8 +62,9 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
    * the rotation gave it to the relay: its p99 26 to 47 ms in round 1 against 15 to 22 in its later
    * rounds on the slower hosts; with stock Connect first instead, the relay's rounds were flat and
    * Connect's first its worst. Neither the JIT's nor the broker's warm-up before round 1's backlog,
-   * nor PostgreSQL's autovacuum, removed it; with this, the relay's round 1 was 27.7 ms against
-   * 22.9 and 21.5 (docs/benchmarks-history.md, sessions 28 and 29).
+   * nor PostgreSQL's autovacuum, removed it; with this, the relay's round 1 was 27.7 and 23.7 ms in
+   * two runs against 18.6 to 22.9 in its later rounds (docs/benchmarks-history.md, sessions 28 and
+   * 29).
    */
   private static final int SETTLE_SECONDS = 20;
 
