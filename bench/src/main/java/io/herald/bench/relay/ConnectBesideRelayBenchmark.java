@@ -84,9 +84,8 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
     void run() throws InterruptedException;
   }
 
-  /** A running side: its process and how to stop it. */
   /**
-   * A side's process.
+   * A running side: its process and how to stop it.
    *
    * @param vacuumWait how long it waited for PostgreSQL's autovacuum before its live load ({@link
    *     #streaming}), empty before
@@ -465,7 +464,7 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
                 ? "; between round 1's drains and its live phases "
                     + settleSeconds
                     + " s of live load through the relay, not counted (the run's first live phase"
-                    + " is its side's worst, whichever side it is)"
+                    + " was the worst of whichever side had it)"
                 : "",
             "4.3.1 standalone (file offsets, StringConverter)",
             Runtime.getRuntime().availableProcessors());

@@ -83,11 +83,11 @@ public final class ChildMain {
       }
       case "exit" -> System.exit(Integer.parseInt(args[1]));
       case "parent" -> {
-        String[] mode =
+        Path log = Path.of(args[1]);
+        ChildJvm child =
             args.length > 2
-                ? Arrays.copyOfRange(args, 2, args.length)
-                : new String[] {"slow-term", "100"};
-        ChildJvm child = grandchild(Path.of(args[1]), mode);
+                ? grandchild(log, Arrays.copyOfRange(args, 2, args.length))
+                : grandchild(log);
         System.out.println("child-pid=" + child.pid());
         System.out.flush();
         Thread.sleep(Long.MAX_VALUE);
