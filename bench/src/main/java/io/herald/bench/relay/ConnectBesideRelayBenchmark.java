@@ -84,17 +84,8 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
     void run() throws InterruptedException;
   }
 
-  /**
-   * A running side: its process and how to stop it.
-   *
-   * @param vacuumWait how long it waited for PostgreSQL's autovacuum before its live load ({@link
-   *     #streaming}), empty before
-   */
-  private record Running(long pid, Stop stop, String vacuumWait) implements AutoCloseable {
-    Running withVacuumWait(String wait) {
-      return new Running(pid, stop, wait);
-    }
-
+  /** A running side: its process and how to stop it. */
+  private record Running(long pid, Stop stop) implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
       stop.run();
@@ -179,7 +170,9 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
             "round 1: " + settleSeconds + " s of live load with the relay, not counted",
             true);
         String slot = context.slot() + "_" + ++run;
-        try (Running running = streaming(RELAY, fixture, db, slot)) {
+        Backlog.createSlot(db, slot);
+        try (Running running = start(RELAY, fixture, slot)) {
+          awaitStreaming(fixture, db);
           LiveLoad.offer(fixture, LIVE_RATE, LIVE_RATE * settleSeconds, 0);
         }
         Backlog.dropWhenReleased(db, slot, STREAMING);
@@ -187,8 +180,9 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
       for (String side : order) {
         bench.progress(id(), "round " + round + ": live load and idle with " + side, true);
         String slot = context.slot() + "_" + ++run;
-        try (Running running = streaming(side, fixture, db, slot)) {
-          vacuumWaits.add(side + " " + running.vacuumWait());
+        Backlog.createSlot(db, slot);
+        try (Running running = start(side, fixture, slot)) {
+          vacuumWaits.add(side + " " + awaitStreaming(fixture, db));
           ProcessStats.Sample beforeLive = RelayServerLimitBenchmark.sample(running.pid());
           LiveLoad.Latencies live =
               LiveLoad.offer(
@@ -234,38 +228,23 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
   }
 
   /**
-   * {@code side} started on a new slot {@code slot}, once a probe row has reached the topic and
-   * PostgreSQL runs no autovacuum: otherwise the first live phase after a backlog shares the cores
-   * with its vacuum (7.7 s of it before round 1's in session 28), as RelayDrainBenchmark's latency
-   * phase would.
+   * Returns once the side just started streams (a probe row has reached the topic) and PostgreSQL
+   * runs no autovacuum, saying how long that wait took: otherwise the first live phase after a
+   * backlog shares the cores with its vacuum (7.7 s of it before round 1's in session 28), as
+   * RelayDrainBenchmark's latency phase would.
    */
-  private static Running streaming(String side, RelayFixture fixture, DataSource db, String slot)
-      throws Exception {
-    Backlog.createSlot(db, slot);
-    Running running = start(side, fixture, slot);
-    try {
-      String bootstrap = fixture.context().bootstrapServers();
-      long onTopic = Backlog.records(bootstrap, fixture.publicationEvents);
-      Backlog.load(db, 1, 1);
-      Backlog.awaitRecords(bootstrap, fixture.publicationEvents, onTopic + 1, STREAMING);
-      return running.withVacuumWait(Backlog.awaitNoAutovacuum(db));
-    } catch (Exception | Error e) {
-      try {
-        running.close();
-      } catch (InterruptedException closing) {
-        Thread.currentThread().interrupt();
-        e.addSuppressed(closing);
-      } catch (Exception | Error closing) {
-        e.addSuppressed(closing);
-      }
-      throw e;
-    }
+  private static String awaitStreaming(RelayFixture fixture, DataSource db) throws Exception {
+    String bootstrap = fixture.context().bootstrapServers();
+    long onTopic = Backlog.records(bootstrap, fixture.publicationEvents);
+    Backlog.load(db, 1, 1);
+    Backlog.awaitRecords(bootstrap, fixture.publicationEvents, onTopic + 1, STREAMING);
+    return Backlog.awaitNoAutovacuum(db);
   }
 
   private static Running start(String side, RelayFixture fixture, String slot) throws Exception {
     if (side.equals(RELAY)) {
       RelayFixture.Relay relay = RelayServerLimitBenchmark.startRelay(fixture, slot);
-      return new Running(relay.pid(), relay::terminate, "");
+      return new Running(relay.pid(), relay::terminate);
     }
     List<String> jvm =
         side.equals(CONNECT) ? KafkaConnectStandalone.STOCK_JVM : RELAY_JVM_FOR_CONNECT;
@@ -278,8 +257,7 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
           if (connect.stop(ChildJvm.DEFAULT_GRACE).isEmpty()) {
             connect.kill();
           }
-        },
-        "");
+        });
   }
 
   private ScenarioResult result(
