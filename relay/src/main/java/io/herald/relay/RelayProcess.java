@@ -211,7 +211,8 @@ public final class RelayProcess implements AutoCloseable {
           0,
           config.slotLag().checkInterval().toMillis(),
           TimeUnit.MILLISECONDS);
-      RelayEngine running = new RelayEngine(engineProperties, termSink, status);
+      RelayEngine running =
+          new RelayEngine(engineProperties, termSink, status, metrics::slotConfirmed);
       engine = running;
       if (stopping) {
         return OptionalInt.of(EXIT_OK);

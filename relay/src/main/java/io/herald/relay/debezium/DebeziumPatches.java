@@ -23,7 +23,8 @@ import java.util.regex.Pattern;
  *   <tr><th>patch ({@link #ON})</th><th>stock ({@link #OFF})</th></tr>
  *   <tr><td>{@link HeraldPostgresConnector} running {@link HeraldPostgresConnectorTask} (with
  *       {@link EventHandoff} under the queue, {@link StreamingMetricsTrim} on the meters and
- *       {@link FlushedOffset} for the slot's confirmations)</td>
+ *       {@link FlushedOffset} for the slot's confirmations, reported through {@link
+ *       TaskHooks})</td>
  *       <td>{@link PostgresConnector}</td></tr>
  *   <tr><td>{@code sourceinfo.struct.maker=}{@link LeanSourceInfo}</td>
  *       <td>Debezium's default source block</td></tr>
@@ -120,6 +121,15 @@ public enum DebeziumPatches {
     if (this == ON && (poolSize == null || poolSize.isBlank())) {
       InlineTransforms.apply(engine);
     }
+  }
+
+  /**
+   * Where the task of one engine reports its slot confirmations ({@link TaskHooks}): put the hooks'
+   * settings into that engine's, open them as it starts and close them once it has stopped. With
+   * the patches off the stock task reports nothing: no hooks, no settings.
+   */
+  public TaskHooks taskHooks(SlotConfirmations confirmations) {
+    return this == OFF ? TaskHooks.NONE : TaskHooks.of(confirmations);
   }
 
   /**

@@ -50,7 +50,8 @@ import org.slf4j.LoggerFactory;
  * stored position to the slot. This task confirms the position the engine's flush has just stored
  * ({@link FlushedOffset}) and reads back only when that is not known (before the first flush on the
  * engine's thread, after a flush on another). The slot still never confirms a position that is not
- * stored, the invariant {@code SlotGuard} checks at every start.
+ * stored, the invariant {@code SlotGuard} checks at every start. Each confirmation is reported to
+ * the engine's {@link TaskHooks}, saying whether it read back.
  *
  * <p>Debezium's byte-size bound on the queue ({@code max.queue.size.in.bytes}) is accounted inside
  * its own poll, so the relay refuses it with the patches on; {@code max.queue.size} bounds the
@@ -89,6 +90,9 @@ public class HeraldPostgresConnectorTask extends PostgresConnectorTask {
    * How the connector reads a stored offset, as Debezium's read-back does; set by {@link #start}.
    */
   private volatile PostgresOffsetContext.Loader offsetLoader;
+
+  /** Where confirmations are reported; set by {@link #start}. */
+  private volatile SlotConfirmations confirmations = SlotConfirmations.NONE;
 
   /** Keeps a stop's confirmation from running beside a poll's, as Debezium's own lock does. */
   private final ReentrantLock confirmLock = new ReentrantLock();
@@ -134,6 +138,7 @@ public class HeraldPostgresConnectorTask extends PostgresConnectorTask {
     ChangeEventSourceCoordinator<PostgresPartition, PostgresOffsetContext> coordinator =
         super.start(config);
     StreamingMetricsTrim.apply(coordinator);
+    confirmations = TaskHooks.lookup(config.getString(TaskHooks.PROPERTY)).confirmations();
     offsetLoader = new PostgresOffsetContext.Loader(new PostgresConnectorConfig(config));
     return coordinator;
   }
@@ -161,6 +166,7 @@ public class HeraldPostgresConnectorTask extends PostgresConnectorTask {
     PostgresOffsetContext.Loader loader = offsetLoader;
     if (stored.isEmpty() || loader == null) {
       super.performCommit();
+      confirmations.confirmed(true);
       return;
     }
     if (!confirmLock.tryLock()) {
@@ -173,6 +179,7 @@ public class HeraldPostgresConnectorTask extends PostgresConnectorTask {
       if (running != null) {
         running.commitOffset(
             stored.get().partition(), loader.load(stored.get().offset()).getOffset());
+        confirmations.confirmed(false);
       }
     } finally {
       confirmLock.unlock();

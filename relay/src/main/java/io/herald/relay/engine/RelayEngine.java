@@ -4,9 +4,12 @@ import io.debezium.embedded.Connect;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.debezium.engine.format.ChangeEventFormat;
+import io.herald.relay.debezium.SlotConfirmations;
+import io.herald.relay.debezium.TaskHooks;
 import io.herald.relay.health.RelayStatus;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -37,14 +40,25 @@ public final class RelayEngine implements AutoCloseable {
   private final AtomicBoolean started = new AtomicBoolean();
   private boolean closed;
   private final Thread thread;
+  private final TaskHooks hooks;
 
+  /**
+   * @param confirmations told of each confirmation of a position to the slot (with the Debezium
+   *     patches on; the stock task reports none)
+   */
   public RelayEngine(
       EngineProperties properties,
       DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> sink,
-      RelayStatus status) {
+      RelayStatus status,
+      SlotConfirmations confirmations) {
+    this.hooks = properties.patches().taskHooks(confirmations);
+    // Registered for as long as the engine may (re)start its task: from start() until it stopped.
+    completion.whenComplete((ignored, failure) -> hooks.close());
+    Properties settings = properties.toProperties();
+    settings.putAll(hooks.settings());
     this.engine =
         DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
-            .using(properties.toProperties())
+            .using(settings)
             .notifying(sink)
             .using(
                 new DebeziumEngine.ConnectorCallback() {
@@ -71,6 +85,7 @@ public final class RelayEngine implements AutoCloseable {
 
   public synchronized void start() {
     if (!closed && started.compareAndSet(false, true)) {
+      hooks.open();
       thread.start();
     }
   }

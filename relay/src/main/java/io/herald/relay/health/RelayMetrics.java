@@ -23,6 +23,8 @@ public final class RelayMetrics {
   private final DistributionSummary batchSize;
   private final Timer batchLatency;
   private final Counter leadershipLost;
+  private final Counter slotConfirmedFromFlush;
+  private final Counter slotConfirmedByReadBack;
 
   public RelayMetrics(MeterRegistry registry, RelayStatus status) {
     published =
@@ -61,6 +63,8 @@ public final class RelayMetrics {
             .description(
                 "Times this relay lost its leader lock session, stopped streaming and stood by again")
             .register(registry);
+    slotConfirmedFromFlush = slotConfirmations(registry, "flush");
+    slotConfirmedByReadBack = slotConfirmations(registry, "read-back");
     Gauge.builder("herald.relay.slot.lag.bytes", status, RelayStatus::slotLagBytes)
         .description("pg_current_wal_lsn() - confirmed_flush_lsn of the slot; -1 when unknown")
         .baseUnit("bytes")
@@ -86,6 +90,22 @@ public final class RelayMetrics {
             "herald.relay.standby", status, s -> s.phase() == RelayStatus.Phase.STANDBY ? 1.0 : 0.0)
         .description("1 while this relay waits for the leader lock")
         .register(registry);
+  }
+
+  private static Counter slotConfirmations(MeterRegistry registry, String from) {
+    return Counter.builder("herald.relay.slot.confirmations")
+        .description(
+            "Positions confirmed to the slot, by where the relay's task took them: from the"
+                + " engine's last offset flush, or read back from the offsets topic (before the"
+                + " first flush of a term, after a flush on another thread); read-backs that keep"
+                + " growing while streaming mean the Debezium patch no longer applies")
+        .tag("from", from)
+        .register(registry);
+  }
+
+  /** One confirmation of a position to the slot, read back from the offsets topic or not. */
+  public void slotConfirmed(boolean readBack) {
+    (readBack ? slotConfirmedByReadBack : slotConfirmedFromFlush).increment();
   }
 
   public void published(int count) {

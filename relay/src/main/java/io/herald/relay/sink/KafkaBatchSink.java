@@ -550,10 +550,6 @@ public final class KafkaBatchSink
       return events.get(next).record();
     }
 
-    /**
-     * Sends records {@code from..}; a send that throws fails its record and every later one of the
-     * batch, so settling stops there and re-sends them in order.
-     */
     /** Fails records {@code from..} with {@code failure}, as a send that threw does. */
     void failFrom(int from, Throwable failure) {
       Arrays.fill(sends, from, sends.length, CompletableFuture.failedFuture(failure));
@@ -565,6 +561,10 @@ public final class KafkaBatchSink
       return refused;
     }
 
+    /**
+     * Sends records {@code from..}; a send that throws fails its record and every later one of the
+     * batch, so settling stops there and re-sends them in order.
+     */
     void sendFrom(int from, Producer<byte[], byte[]> producer) {
       refused = false;
       for (int i = from; i < outgoing.size(); i++) {

@@ -84,7 +84,11 @@ class InlineTransformsTest {
   private static ThreadPoolExecutor relayEnginesPool(EngineProperties properties)
       throws ReflectiveOperationException {
     RelayEngine relayEngine =
-        new RelayEngine(properties, (records, committer) -> {}, new RelayStatus(Clock.systemUTC()));
+        new RelayEngine(
+            properties,
+            (records, committer) -> {},
+            new RelayStatus(Clock.systemUTC()),
+            SlotConfirmations.NONE);
     Field engine = RelayEngine.class.getDeclaredField("engine");
     engine.setAccessible(true);
     return InlineTransforms.pool((DebeziumEngine<?>) engine.get(relayEngine));

@@ -207,9 +207,18 @@ public final class RelayFixture {
 
     /** A gauge or counter value from /metrics (first series of that name), or NaN. */
     public double metric(String name) {
+      return metric(name, "");
+    }
+
+    /**
+     * The value of the first series of {@code name} whose labels hold {@code label} (as rendered,
+     * {@code from="flush"}; empty for any series), or NaN.
+     */
+    public double metric(String name, String label) {
       HttpResult result = get("/metrics");
       for (String line : result.body().split("\n")) {
-        if (line.startsWith(name + " ") || line.startsWith(name + "{")) {
+        boolean named = line.startsWith(name + " ") || line.startsWith(name + "{");
+        if (named && line.substring(0, line.lastIndexOf(' ')).contains(label)) {
           return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
         }
       }

@@ -23,12 +23,15 @@ import org.junit.jupiter.api.Test;
 /**
  * The relay confirms positions to the slot from what its own offset flushes stored (not read back
  * from the offsets topic): the slot must still never be ahead of the offsets topic, or a crash
- * would resume behind the slot and skip events, and it must keep advancing.
+ * would resume behind the slot and skip events, and it must keep advancing, without reading the
+ * topic back ({@code herald_relay_slot_confirmations_total}).
  */
 @HeraldIntegrationTest
 class RelaySlotConfirmIT {
 
   private static final int ROWS = 6_000;
+
+  private static final String CONFIRMATIONS = "herald_relay_slot_confirmations_total";
 
   @Test
   void shouldConfirmToTheSlotOnlyPositionsTheOffsetsTopicAlreadyHolds(StackContext context)
@@ -68,10 +71,28 @@ class RelaySlotConfirmIT {
       Awaitility.await()
           .atMost(Duration.ofSeconds(30))
           .until(() -> fixture.confirmedFlush() >= storedAtEnd);
+      double fromFlush = relay.metric(CONFIRMATIONS, "from=\"flush\"");
+      double readBack = relay.metric(CONFIRMATIONS, "from=\"read-back\"");
       System.out.printf(
           "RelaySlotConfirmIT: %d samples while %d rows were written; the slot confirmed %d"
-              + " distinct positions, from %d to %d%n",
-          samples, ROWS, confirmedSeen.size(), created, fixture.confirmedFlush());
+              + " distinct positions, from %d to %d; %.0f confirmations from the engine's flush,"
+              + " %.0f read back%n",
+          samples,
+          ROWS,
+          confirmedSeen.size(),
+          created,
+          fixture.confirmedFlush(),
+          fromFlush,
+          readBack);
+      // The task confirms after a flush, and while it streams every flush is the engine's thread's,
+      // so the task knows each position it confirms; only a stop's flush, on another thread, would
+      // leave the next confirmation to read back. Every position seen confirmed but the slot's
+      // first
+      // was one of them.
+      assertThat(fromFlush)
+          .as("confirmations taken from the engine's own flush")
+          .isGreaterThanOrEqualTo(confirmedSeen.size() - 1.0);
+      assertThat(readBack).as("confirmations that read the offsets topic back").isZero();
     }
     assertThat(confirmedSeen)
         .as("positions the slot confirmed while the rows came")
