@@ -3,6 +3,7 @@ package io.herald.bench.relay;
 import io.herald.bench.suite.Bench;
 import io.herald.bench.suite.Charts;
 import io.herald.bench.suite.Latency;
+import io.herald.bench.suite.ProcessGroup;
 import io.herald.bench.suite.ProcessStats;
 import io.herald.bench.suite.Scenario;
 import io.herald.bench.suite.ScenarioResult;
@@ -18,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import javax.sql.DataSource;
 import org.HdrHistogram.Histogram;
 
@@ -57,16 +59,29 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
   private static final Duration STREAMING = Duration.ofMinutes(3);
 
   /**
-   * Live load through the relay, not counted, between round 1's drains and its first live phase.
-   * The run's first live phase there is the worst of its side's rounds, whichever side has it, and
-   * the rotation gave it to the relay: its p99 26 to 47 ms in round 1 against 15 to 22 in its later
-   * rounds on the slower hosts; with stock Connect first instead, the relay's rounds were flat and
-   * Connect's first its worst. Neither the JIT's nor the broker's warm-up before round 1's backlog,
-   * nor PostgreSQL's autovacuum, removed it; with this, the relay's round 1 was 27.7 and 23.7 ms in
-   * two runs against 18.6 to 22.9 in its later rounds (docs/benchmarks-history.md, sessions 28 and
-   * 29).
+   * Live load through the relay, not counted, between round 1's drains and its first live phase,
+   * until the processes every side shares have compiled what the live load runs. The run's first
+   * live phase was the worst of its side's rounds, whichever side had it (the relay's p99 26 to 47
+   * ms in round 1 against 15 to 22 in its later rounds on the slower hosts), and a fixed 20 s of
+   * this load took only part of it off (27.7 and 23.7 ms): on a slow host the broker's and this
+   * JVM's JIT compiler threads still used a quarter to a half of a core each well into round 1's
+   * first live phase (the broker's transaction paths, which the drains barely run; the load's own
+   * writer and readers), on two cores the measured side shares with them (session 30,
+   * docs/benchmarks-history.md).
    */
-  private static final int SETTLE_SECONDS = 20;
+  private static final Duration SETTLE_MIN = Duration.ofSeconds(20);
+
+  /** The longest settling: a host that never quiets down is measured as it is. */
+  private static final Duration SETTLE_MAX = Duration.ofSeconds(120);
+
+  /** The settling's steps: after each, the JIT's share of it is read. */
+  private static final int SETTLE_STEP_SECONDS = 10;
+
+  /**
+   * A JIT this quiet over a step, as a share of one core, counts as done: at rest the broker's and
+   * this JVM's compiler threads use 0 to 2 %, while they compile the live load's paths 20 to 60 %.
+   */
+  private static final double SETTLED_JIT_SHARE = 0.05;
 
   private static final List<String> HEADER =
       List.of(
@@ -98,6 +113,7 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
       LiveLoad.Latencies live,
       double liveCpuSeconds,
       double liveJitCpuSeconds,
+      double brokerLiveCpuSeconds,
       int liveEvents,
       double idleCpuShare,
       long peakRssBytes) {}
@@ -119,7 +135,7 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
     int liveSeconds = bench.pick(40, 3);
     int warmUpSeconds = bench.pick(10, 1);
     int idleSeconds = bench.pick(10, 1);
-    int settleSeconds = bench.pick(SETTLE_SECONDS, 0);
+    boolean settle = bench.pick(true, false);
     // Quick: the harness's smoke, so the slow-starting second Connect JVM is left out.
     List<String> sides = bench.pick(SIDES, List.of(RELAY, CONNECT));
     Duration timeout = bench.pick(Duration.ofMinutes(30), Duration.ofMinutes(5));
@@ -130,8 +146,12 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
     String bootstrap = context.bootstrapServers();
     String topic = fixture.publicationEvents;
     int warmUpRows = RelayServerLimitBenchmark.warmUpBroker(bench, id(), fixture, timeout);
+    // The dev stack's broker, a child of this JVM; absent (a broker elsewhere), its figures are
+    // NaN.
+    Optional<Long> kafka = ProcessGroup.kafka();
     Map<String, List<Round>> results = new LinkedHashMap<>();
     List<String> vacuumWaits = new ArrayList<>();
+    String settled = "";
     int run = 0;
     for (int round = 1; round <= rounds; round++) {
       List<String> order = new ArrayList<>(sides);
@@ -164,16 +184,12 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
             String.format(Locale.ROOT, "  %.0f events/s", rows / drains.get(side).seconds()),
             true);
       }
-      if (round == 1 && settleSeconds > 0) {
-        bench.progress(
-            id(),
-            "round 1: " + settleSeconds + " s of live load with the relay, not counted",
-            true);
+      if (round == 1 && settle) {
         String slot = context.slot() + "_" + ++run;
         Backlog.createSlot(db, slot);
         try (Running running = start(RELAY, fixture, slot)) {
           awaitStreaming(fixture, db);
-          LiveLoad.offer(fixture, LIVE_RATE, LIVE_RATE * settleSeconds, 0);
+          settled = settle(bench, fixture, kafka);
         }
         Backlog.dropWhenReleased(db, slot, STREAMING);
       }
@@ -184,6 +200,7 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
         try (Running running = start(side, fixture, slot)) {
           vacuumWaits.add(side + " " + awaitStreaming(fixture, db));
           ProcessStats.Sample beforeLive = RelayServerLimitBenchmark.sample(running.pid());
+          double brokerBefore = cpuSeconds(kafka, false);
           LiveLoad.Latencies live =
               LiveLoad.offer(
                   fixture,
@@ -192,6 +209,7 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
                   warmUpSeconds,
                   () -> RelayServerLimitBenchmark.sample(running.pid()).cpuSeconds());
           ProcessStats.Sample afterLive = RelayServerLimitBenchmark.sample(running.pid());
+          double brokerLive = cpuSeconds(kafka, false) - brokerBefore;
           long idleStart = System.nanoTime();
           Thread.sleep(Duration.ofSeconds(idleSeconds)); // the idle window measured
           ProcessStats.Sample afterIdle = RelayServerLimitBenchmark.sample(running.pid());
@@ -206,6 +224,7 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
                       live,
                       afterLive.cpuSeconds() - beforeLive.cpuSeconds(),
                       afterLive.jitCpuSeconds() - beforeLive.jitCpuSeconds(),
+                      brokerLive,
                       LIVE_RATE * liveSeconds,
                       idleShare,
                       Math.max(drains.get(side).peakRssBytes(), afterIdle.peakRssBytes())));
@@ -224,7 +243,56 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
         liveSeconds,
         warmUpSeconds,
         idleSeconds,
-        settleSeconds);
+        settled);
+  }
+
+  /**
+   * Offers the live load through the running relay in steps until the broker's and this JVM's JIT
+   * compiler threads used less than {@link #SETTLED_JIT_SHARE} of a core over a step, for at least
+   * {@link #SETTLE_MIN} and at most {@link #SETTLE_MAX}; says how long it took and how quiet they
+   * were at the end.
+   */
+  private String settle(Bench bench, RelayFixture fixture, Optional<Long> kafka) throws Exception {
+    Optional<Long> self = Optional.of(ProcessHandle.current().pid());
+    int seconds = 0;
+    double brokerJit;
+    double ownJit;
+    do {
+      bench.progress(
+          id(),
+          String.format(
+              Locale.ROOT,
+              "round 1: live load with the relay, not counted, until the broker's and this JVM's"
+                  + " JIT are quiet (%d s so far)",
+              seconds),
+          true);
+      double brokerBefore = cpuSeconds(kafka, true);
+      double ownBefore = cpuSeconds(self, true);
+      long start = System.nanoTime();
+      LiveLoad.offer(fixture, LIVE_RATE, LIVE_RATE * SETTLE_STEP_SECONDS, 0);
+      double elapsed = (System.nanoTime() - start) / 1e9;
+      // A broker not found reads NaN, which never holds the settling back.
+      brokerJit = (cpuSeconds(kafka, true) - brokerBefore) / elapsed;
+      ownJit = (cpuSeconds(self, true) - ownBefore) / elapsed;
+      seconds += SETTLE_STEP_SECONDS;
+    } while (seconds < SETTLE_MAX.toSeconds()
+        && (seconds < SETTLE_MIN.toSeconds()
+            || brokerJit >= SETTLED_JIT_SHARE
+            || ownJit >= SETTLED_JIT_SHARE));
+    return String.format(
+        Locale.ROOT,
+        "%d s of live load through the relay, not counted, between round 1's drains and its live"
+            + " phases: until the broker's and the load's own JIT compiler threads used under %.0f"
+            + " %% of a core over %d s (%.0f %% and %.0f %% in the last %d s%s)",
+        seconds,
+        SETTLED_JIT_SHARE * 100,
+        SETTLE_STEP_SECONDS,
+        brokerJit * 100,
+        ownJit * 100,
+        SETTLE_STEP_SECONDS,
+        brokerJit >= SETTLED_JIT_SHARE || ownJit >= SETTLED_JIT_SHARE
+            ? "; stopped at the limit of " + SETTLE_MAX.toSeconds() + " s"
+            : "");
   }
 
   /**
@@ -239,6 +307,13 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
     Backlog.load(db, 1, 1);
     Backlog.awaitRecords(bootstrap, fixture.publicationEvents, onTopic + 1, STREAMING);
     return Backlog.awaitNoAutovacuum(db);
+  }
+
+  /** The process's CPU seconds so far, or only its JIT compiler threads'; NaN without one. */
+  private static double cpuSeconds(Optional<Long> pid, boolean jitOnly) {
+    return pid.map(RelayServerLimitBenchmark::sample)
+        .map(sample -> jitOnly ? sample.jitCpuSeconds() : sample.cpuSeconds())
+        .orElse(Double.NaN);
   }
 
   private static Running start(String side, RelayFixture fixture, String slot) throws Exception {
@@ -271,12 +346,14 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
       int liveSeconds,
       int warmUpSeconds,
       int idleSeconds,
-      int settleSeconds) {
+      String settled) {
     List<List<String>> table = new ArrayList<>();
     // p50 / p99 to a read_uncommitted reader, per side: the latency before a transaction commits.
     List<String> split = new ArrayList<>();
     // Each round's p99 and CPU at 1,000 ev/s, per side: their spread is what a gap is read against.
     List<String> perRound = new ArrayList<>();
+    // The broker's CPU while each side's live load ran: what the side's producing costs the box.
+    List<String> brokerShares = new ArrayList<>();
     Map<String, Double> figures = new LinkedHashMap<>();
     Map<String, Double> bars = new LinkedHashMap<>();
     for (String side : sides) {
@@ -354,6 +431,12 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
       figures.put("live_cpu_s_per_1000_" + key, liveCpu);
       figures.put("live_cpu_with_warm_up_s_per_1000_" + key, liveCpuWhole);
       figures.put("idle_cpu_share_" + key, idle);
+      double brokerCpu =
+          runs.stream().mapToDouble(Round::brokerLiveCpuSeconds).sum()
+              * 1000
+              / runs.stream().mapToLong(Round::liveEvents).sum();
+      figures.put("broker_live_cpu_s_per_1000_" + key, brokerCpu);
+      brokerShares.add(String.format(Locale.ROOT, "%s %.3f", side, brokerCpu));
       figures.put("peak_rss_mib_" + key, (double) (peak >> 20));
       bars.put(side, median);
     }
@@ -403,6 +486,12 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
             + String.join("; ", perRound)
             + ".");
     notes.add(
+        "The broker's CPU s per 1,000 events during each side's live phases (warm-up included),"
+            + " on the cores the sides share with it: "
+            + String.join(", ", brokerShares)
+            + "; the relay's transactions (a partition add, an end and its markers per batch)"
+            + " against Connect's plain sends.");
+    notes.add(
         "Idle CPU: each process over "
             + idleSeconds
             + " s right after the live load; RSS ratio, relay / stock Connect: "
@@ -438,12 +527,7 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
             warmUpSeconds,
             rounds,
             RelayServerLimitBenchmark.warmUpClause(warmUpRows),
-            settleSeconds > 0
-                ? "; between round 1's drains and its live phases "
-                    + settleSeconds
-                    + " s of live load through the relay, not counted (the run's first live phase"
-                    + " was the worst of whichever side had it)"
-                : "",
+            settled.isEmpty() ? "" : "; " + settled,
             "4.3.1 standalone (file offsets, StringConverter)",
             Runtime.getRuntime().availableProcessors());
     Path chart = bench.reportDir().resolve("b2-drain.png");
