@@ -146,8 +146,7 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
     String bootstrap = context.bootstrapServers();
     String topic = fixture.publicationEvents;
     int warmUpRows = RelayServerLimitBenchmark.warmUpBroker(bench, id(), fixture, timeout);
-    // The dev stack's broker, a child of this JVM; absent (a broker elsewhere), its figures are
-    // NaN.
+    // The dev stack's broker, a child of this JVM; a broker elsewhere reads NaN.
     Optional<Long> kafka = ProcessGroup.kafka();
     Map<String, List<Round>> results = new LinkedHashMap<>();
     List<String> vacuumWaits = new ArrayList<>();

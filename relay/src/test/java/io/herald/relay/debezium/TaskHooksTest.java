@@ -2,8 +2,14 @@ package io.herald.relay.debezium;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.herald.devstack.ShippedConfig;
+import io.herald.relay.config.RelayConfig;
+import io.herald.relay.engine.RelayEngine;
+import io.herald.relay.health.RelayStatus;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class TaskHooksTest {
@@ -21,6 +27,22 @@ class TaskHooksTest {
     TaskHooks.lookup(id).confirmations().confirmed(true);
 
     assertThat(reported).containsExactly(false);
+  }
+
+  @Test
+  void shouldRegisterNoHooksForAnEngineMadeAndClosedWithoutStarting() throws Exception {
+    int before = TaskHooks.registered();
+    RelayEngine engine =
+        new RelayEngine(
+            RelayConfig.load(ShippedConfig.of("relay").file(), Map.of()).engine(),
+            (records, committer) -> {},
+            new RelayStatus(Clock.systemUTC()),
+            readBack -> {});
+
+    assertThat(TaskHooks.registered()).isEqualTo(before);
+    engine.close();
+    assertThat(engine.completion()).isCompleted();
+    assertThat(TaskHooks.registered()).isEqualTo(before);
   }
 
   @Test

@@ -84,11 +84,10 @@ class RelaySlotConfirmIT {
           fixture.confirmedFlush(),
           fromFlush,
           readBack);
-      // The task confirms after a flush, and while it streams every flush is the engine's thread's,
-      // so the task knows each position it confirms; only a stop's flush, on another thread, would
-      // leave the next confirmation to read back. Every position seen confirmed but the slot's
-      // first
-      // was one of them.
+      // The task confirms after a flush, and while it streams every flush is the engine's
+      // thread's, so the task knows each position it confirms; only a stop's flush, on another
+      // thread, would leave the next confirmation to read back. Every position seen confirmed but
+      // the slot's first was one of them.
       assertThat(fromFlush)
           .as("confirmations taken from the engine's own flush")
           .isGreaterThanOrEqualTo(confirmedSeen.size() - 1.0);
