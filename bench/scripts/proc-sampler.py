@@ -6,8 +6,8 @@ cores), dirty and writeback page cache (MiB), pages written out (KiB/s), page fa
 CPU of each process group (% of one core): the dev stack's broker (KafkaServerMain), PostgreSQL
 (every postgres process), a relay (RelayMain), Kafka Connect (ConnectStandalone), the bench's own
 JVM (BenchMain on its command line), Maven, and any other JVM. With --threads it also writes, every
-2 s, the busiest threads of the broker's JVM, the JIT's compiler threads summed as "JIT", to a
-second file. Linux only; stop it with Ctrl-C or kill. Used for docs/benchmarks-history.md's
+2 s, the busiest threads of one group's JVM (the broker's unless --thread-group names another),
+the JIT's compiler threads summed as "JIT", to a second file. Linux only; stop it with Ctrl-C or kill. Used for docs/benchmarks-history.md's
 session 30 (B2's first round, the broker's cost by linger):
 
     python3 bench/scripts/proc-sampler.py /tmp/b2-proc.csv --threads /tmp/b2-broker-threads.txt &
@@ -111,12 +111,18 @@ def thread_ticks(pid):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("csv", help="file to write the per-second rows to")
-    parser.add_argument("--threads", help="file to write the broker's busiest threads to")
+    parser.add_argument("--threads", help="file to write the busiest threads of one JVM to")
+    parser.add_argument(
+        "--thread-group",
+        default="broker",
+        choices=[g for _, g in JAVA_GROUPS],
+        help="whose threads --threads samples (default broker)",
+    )
     args = parser.parse_args()
 
     groups = {}
     before, vm_before, cpu_before, at = process_ticks(), vmstat(), machine(), time.time()
-    broker_threads, tick = {}, 0
+    sampled_pid, sampled_threads, tick = None, {}, 0
     with open(args.csv, "w") as out, open(args.threads or os.devnull, "w") as threads_out:
         out.write(
             "time,usr,sys,iowait,steal,dirty_mb,writeback_mb,pgout_kb_s,pgfault_s,"
@@ -153,22 +159,28 @@ def main():
             out.flush()
             tick += 1
             if args.threads and tick % 2 == 0:
-                broker = next((p for p, g in groups.items() if g == "broker" and p in now), None)
-                if broker is not None:
-                    current = thread_ticks(broker)
+                sampled = next(
+                    (p for p, g in groups.items() if g == args.thread_group and p in now), None
+                )
+                if sampled is None:
+                    sampled_threads = {}
+                else:
+                    if sampled != sampled_pid:  # a new process: its threads start from here
+                        sampled_pid, sampled_threads = sampled, {}
+                    current = thread_ticks(sampled)
                     deltas = {
-                        name: 100.0 * (v - broker_threads.get(name, v)) / HZ / 2
+                        name: 100.0 * (v - sampled_threads.get(name, v)) / HZ / 2
                         for name, v in current.items()
                     }
-                    busiest = sorted(deltas.items(), key=lambda kv: -kv[1])[:5]
+                    busiest = sorted(deltas.items(), key=lambda kv: -kv[1])[:8]
                     threads_out.write(
                         time.strftime("%H:%M:%S")
-                        + f" broker total={sum(deltas.values()):.0f}% "
+                        + f" {args.thread_group} pid={sampled} total={sum(deltas.values()):.0f}% "
                         + " ".join(f"{n}={v:.0f}" for n, v in busiest if v > 0)
                         + "\n"
                     )
                     threads_out.flush()
-                    broker_threads = current
+                    sampled_threads = current
             before, vm_before, cpu_before, at = now, vm_now, cpu_now, t
 
 
