@@ -46,21 +46,26 @@ import java.util.stream.Collectors;
  * [-Dlogback.configurationFile=<file>] -cp <class path> [ExitWithParent] <main class> <args>}; the
  * class path defaults to this JVM's, with every entry made absolute. Standard output and error go
  * to the log file. Thread-safe; {@link #close()} stops the process with SIGTERM and kills it if it
- * is still running after the grace period.
+ * is still running after its grace ({@link Builder#grace}, {@link #DEFAULT_GRACE} unless set).
  *
  * <p>A child does not outlive this JVM: when it exits (normally, or on SIGTERM or SIGINT) while
- * children still run, a shutdown hook stops them as {@link #closeAll(List)} does, with the same
- * {@link #DEFAULT_GRACE} (a launcher's own hook closing them meanwhile is given no shorter one),
- * and no child starts once the exit has begun. Without it, a benchmark stopped with SIGTERM left
- * its relay and consumer running until someone killed them. A JVM that is itself killed (SIGKILL)
- * runs no hook: its children then stop themselves, each through {@link ExitWithParent}, which the
- * command puts in front of the main class whenever the child's class path holds it (the default
- * class path does).
+ * children still run, a shutdown hook stops them as {@link #closeAll(List)} does, each within its
+ * grace (a launcher's own hook closing them meanwhile is given no shorter one), and no child starts
+ * once the exit has begun. Without it, a benchmark stopped with SIGTERM left its relay and consumer
+ * running until someone killed them. A JVM that is itself killed (SIGKILL) runs no hook: its
+ * children then stop themselves, each through {@link ExitWithParent}, which the command puts in
+ * front of the main class whenever the child's class path holds it (the default class path does).
  */
 public final class ChildJvm implements AutoCloseable {
 
-  /** How long {@link #close()} waits after SIGTERM before SIGKILL. */
+  /** How long a child is given to stop unless its {@link Builder#grace} says otherwise. */
   public static final Duration DEFAULT_GRACE = Duration.ofSeconds(30);
+
+  /**
+   * The system property that tells a child's {@link ExitWithParent} its grace, in milliseconds; set
+   * on the command of every child that runs it.
+   */
+  static final String GRACE_PROPERTY = "herald.child-jvm.grace-ms";
 
   private static final Duration POLL = Duration.ofMillis(250);
   private static final HttpClient HTTP =
@@ -69,11 +74,13 @@ public final class ChildJvm implements AutoCloseable {
   private final String name;
   private final Process process;
   private final Path log;
+  private final Duration grace;
 
-  private ChildJvm(String name, Process process, Path log) {
+  private ChildJvm(String name, Process process, Path log, Duration grace) {
     this.name = name;
     this.process = process;
     this.log = log;
+    this.grace = grace;
   }
 
   /**
@@ -99,12 +106,13 @@ public final class ChildJvm implements AutoCloseable {
     private Running() {}
 
     /** Starts {@code builder}'s process and tracks it until it exits. */
-    static ChildJvm start(String name, ProcessBuilder builder, Path log) throws IOException {
+    static ChildJvm start(String name, ProcessBuilder builder, Path log, Duration grace)
+        throws IOException {
       synchronized (LOCK) {
         if (exiting) {
           throw new IllegalStateException("this JVM is exiting: child " + name + " not started");
         }
-        ChildJvm child = new ChildJvm(name, builder.start(), log);
+        ChildJvm child = new ChildJvm(name, builder.start(), log, grace);
         CHILDREN.add(child);
         child.process.onExit().thenRun(() -> CHILDREN.remove(child));
         return child;
@@ -117,7 +125,7 @@ public final class ChildJvm implements AutoCloseable {
         exiting = true;
         running = List.copyOf(CHILDREN);
       }
-      stopTogether(running, DEFAULT_GRACE);
+      stopTogether(running);
     }
   }
 
@@ -337,22 +345,23 @@ public final class ChildJvm implements AutoCloseable {
    * one after the other).
    */
   public static void closeAll(List<ChildJvm> children) {
-    stopTogether(children, DEFAULT_GRACE);
+    stopTogether(children);
   }
 
   /**
-   * SIGTERM to every child first, then waits for each within one {@code grace}, killing those still
-   * running at its end.
+   * SIGTERM to every child first, then waits for each until its grace has passed since the signals,
+   * killing those still running then.
    */
-  private static void stopTogether(List<ChildJvm> children, Duration grace) {
+  private static void stopTogether(List<ChildJvm> children) {
     for (ChildJvm child : children) {
       if (child.process.isAlive()) {
         child.process.destroy();
       }
     }
-    long deadline = System.nanoTime() + grace.toNanos();
+    long signalled = System.nanoTime();
     for (ChildJvm child : children) {
       try {
+        long deadline = signalled + child.grace.toNanos();
         child.stop(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
       } catch (InterruptedException e) {
         child.process.destroyForcibly();
@@ -381,11 +390,11 @@ public final class ChildJvm implements AutoCloseable {
     }
   }
 
-  /** {@link #stop(Duration)} with {@link #DEFAULT_GRACE}; interrupted, it kills at once. */
+  /** {@link #stop(Duration)} with the child's grace; interrupted, it kills at once. */
   @Override
   public void close() {
     try {
-      stop(DEFAULT_GRACE);
+      stop(grace);
     } catch (InterruptedException e) {
       process.destroyForcibly();
       Thread.currentThread().interrupt();
@@ -409,6 +418,7 @@ public final class ChildJvm implements AutoCloseable {
     private final Map<String, String> env = new LinkedHashMap<>();
     private Path logFile;
     private boolean appendLog;
+    private Duration grace = DEFAULT_GRACE;
 
     private Builder(String name, String mainClass) {
       this.name = Objects.requireNonNull(name, "name");
@@ -434,6 +444,19 @@ public final class ChildJvm implements AutoCloseable {
 
     public Builder args(String... args) {
       this.args = List.of(args);
+      return this;
+    }
+
+    /**
+     * How long the child is given to stop: after {@link ChildJvm#close()}'s SIGTERM before SIGKILL,
+     * and, through {@link ExitWithParent}, after its launcher died before it halts itself. {@link
+     * #DEFAULT_GRACE} unless set.
+     */
+    public Builder grace(Duration grace) {
+      if (grace.isNegative() || grace.isZero()) {
+        throw new IllegalArgumentException("a child's grace must be positive: " + grace);
+      }
+      this.grace = grace;
       return this;
     }
 
@@ -468,6 +491,7 @@ public final class ChildJvm implements AutoCloseable {
       command.add("-cp");
       command.add(path);
       if (holdsExitWithParent(path)) {
+        command.add(command.indexOf("-cp"), "-D" + GRACE_PROPERTY + "=" + grace.toMillis());
         command.add(ExitWithParent.class.getName());
       }
       command.add(mainClass);
@@ -490,7 +514,7 @@ public final class ChildJvm implements AutoCloseable {
                       ? ProcessBuilder.Redirect.appendTo(logFile.toFile())
                       : ProcessBuilder.Redirect.to(logFile.toFile()));
       builder.environment().putAll(env);
-      return Running.start(name, builder, logFile);
+      return Running.start(name, builder, logFile, grace);
     }
   }
 }

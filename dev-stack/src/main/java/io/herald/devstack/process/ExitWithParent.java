@@ -15,12 +15,12 @@ import java.util.Arrays;
  * <p>A child's standard input is a pipe from its launcher, which never writes to it; the kernel
  * closes it when the launcher exits however it exits, SIGKILL included, and reading it then ends.
  * The child then stops as a SIGTERM would stop it ({@link System#exit}, its shutdown hooks run) and
- * is halted if those hooks have not ended within {@link ChildJvm#DEFAULT_GRACE}, as {@link
- * ChildJvm#close()} would have killed it. A pipe closed by a launcher that still runs (its {@link
- * Process#destroy()} closes it after the signal) is left to that signal. Without it, a launcher
- * killed by SIGKILL (an IDE's stop button, the OOM killer, a CI timeout) left its relay, consumer
- * and writer running, holding their ports and slots. A launcher that stops normally has stopped its
- * children before its pipe closes.
+ * is halted if those hooks have not ended within the grace its launcher gave it ({@link
+ * ChildJvm.Builder#grace}), as {@link ChildJvm#close()} would have killed it. A pipe closed by a
+ * launcher that still runs (its {@link Process#destroy()} closes it after the signal) is left to
+ * that signal. Without it, a launcher killed by SIGKILL (an IDE's stop button, the OOM killer, a CI
+ * timeout) left its relay, consumer and writer running, holding their ports and slots. A launcher
+ * that stops normally has stopped its children before its pipe closes.
  *
  * <p>Arguments: the main class, then its arguments. Nothing else in a Herald process reads standard
  * input; a main that did would find it taken.
@@ -69,16 +69,18 @@ public final class ExitWithParent {
                 return;
               }
               System.err.println("The launcher is gone (" + why + "): stopping");
+              Duration grace =
+                  Duration.ofMillis(
+                      Long.getLong(ChildJvm.GRACE_PROPERTY, ChildJvm.DEFAULT_GRACE.toMillis()));
               Thread halt =
                   new Thread(
                       () -> {
                         try {
-                          Thread.sleep(ChildJvm.DEFAULT_GRACE.toMillis());
+                          Thread.sleep(grace.toMillis());
                         } catch (InterruptedException e) {
                           return; // the JVM is ending anyway
                         }
-                        System.err.println(
-                            "Still stopping after " + ChildJvm.DEFAULT_GRACE + ": halting");
+                        System.err.println("Still stopping after " + grace + ": halting");
                         Runtime.getRuntime().halt(137); // as a shell reports SIGKILL
                       },
                       "herald-exit-with-parent-halt");

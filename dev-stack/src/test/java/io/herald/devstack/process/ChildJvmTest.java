@@ -72,6 +72,10 @@ class ChildJvmTest {
     // This class path holds ExitWithParent, so the child stops itself when this JVM is killed.
     assertThat(command.subList(command.indexOf("-cp") + 2, command.size()))
         .containsExactly(ExitWithParent.class.getName(), "a.b.Main");
+    // ExitWithParent halts after the grace close() would give.
+    assertThat(command).contains("-Dherald.child-jvm.grace-ms=30000");
+    assertThat(ChildJvm.builder("x", "a.b.Main").grace(Duration.ofSeconds(3)).command())
+        .contains("-Dherald.child-jvm.grace-ms=3000");
     String classPath = command.get(command.indexOf("-cp") + 1);
     assertThat(classPath).isEqualTo(ChildJvm.currentClassPath());
     assertThat(classPath.split(java.io.File.pathSeparator))
@@ -213,12 +217,12 @@ class ChildJvmTest {
           parent.kill();
 
           await()
-              .atMost(ChildJvm.DEFAULT_GRACE.plusSeconds(30))
+              .atMost(ChildMain.GRANDCHILD_GRACE.plusSeconds(30))
               .until(() -> ProcessHandle.of(grandchild).map(p -> !p.isAlive()).orElse(true));
           // Its hook never ends: only the halt after the grace can have ended it.
           assertThat(Files.readString(grandchildLog))
               .contains("The launcher is gone (standard input closed): stopping")
-              .contains("Still stopping after " + ChildJvm.DEFAULT_GRACE + ": halting");
+              .contains("Still stopping after " + ChildMain.GRANDCHILD_GRACE + ": halting");
         });
   }
 

@@ -29,6 +29,9 @@ public final class ChildMain {
   static final List<String> SMALL_JVM =
       List.of("-Xmx32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
 
+  /** The grace of a {@code parent}'s child: short, so a test of its halt does not wait 30 s. */
+  static final Duration GRANDCHILD_GRACE = Duration.ofSeconds(3);
+
   private ChildMain() {}
 
   public static void main(String[] args) throws Exception {
@@ -135,6 +138,7 @@ public final class ChildMain {
   private static ChildJvm grandchild(Path log, String... mode) throws IOException {
     return ChildJvm.builder("grandchild", ChildMain.class.getName())
         .jvmOptions(SMALL_JVM)
+        .grace(GRANDCHILD_GRACE)
         .args(mode)
         .logFile(log)
         .start();
