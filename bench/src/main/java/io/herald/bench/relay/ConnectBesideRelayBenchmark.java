@@ -3,6 +3,7 @@ package io.herald.bench.relay;
 import io.herald.bench.suite.Bench;
 import io.herald.bench.suite.Charts;
 import io.herald.bench.suite.Latency;
+import io.herald.bench.suite.MachineTicks;
 import io.herald.bench.suite.ProcessGroup;
 import io.herald.bench.suite.ProcessStats;
 import io.herald.bench.suite.Scenario;
@@ -74,6 +75,16 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
   /** The longest settling: a host that never quiets down is measured as it is. */
   private static final Duration SETTLE_MAX = Duration.ofSeconds(120);
 
+  /**
+   * The longest settling of a side's own process before its live phase. Each side's process is
+   * started for its live load, and in the 40 s of it its JIT compiler threads took about half of
+   * the CPU counted at 1,000 events/s, on both sides (44 to 55 % in session 30's runs): the figure
+   * measured a warm-up, where a relay that runs for weeks pays the steady state. So each side's
+   * live phase begins once its own compiler threads are as quiet as the shared processes' must be
+   * (session 31, docs/benchmarks-history.md).
+   */
+  private static final Duration SIDE_SETTLE_MAX = Duration.ofSeconds(60);
+
   /** The settling's steps: after each, the JIT's share of it is read. */
   private static final int SETTLE_STEP_SECONDS = 10;
 
@@ -116,7 +127,21 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
       double brokerLiveCpuSeconds,
       int liveEvents,
       double idleCpuShare,
-      long peakRssBytes) {}
+      long peakRssBytes,
+      Settling settling,
+      double liveStealPercent) {}
+
+  /**
+   * How long a settling offered the live load and how busy the watched processes' JIT compiler
+   * threads were over its last step (shares of one core, by name; NaN for a process not found).
+   */
+  private record Settling(int seconds, Map<String, Double> lastJitShares) {
+
+    boolean capped(Duration max) {
+      return seconds >= max.toSeconds()
+          && lastJitShares.values().stream().anyMatch(share -> share >= SETTLED_JIT_SHARE);
+    }
+  }
 
   @Override
   public String id() {
@@ -136,6 +161,7 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
     int warmUpSeconds = bench.pick(10, 1);
     int idleSeconds = bench.pick(10, 1);
     boolean settle = bench.pick(true, false);
+    Duration sideSettleMax = bench.pick(SIDE_SETTLE_MAX, Duration.ZERO);
     // Quick: the harness's smoke, so the slow-starting second Connect JVM is left out.
     List<String> sides = bench.pick(SIDES, List.of(RELAY, CONNECT));
     Duration timeout = bench.pick(Duration.ofMinutes(30), Duration.ofMinutes(5));
@@ -188,7 +214,16 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
         Backlog.createSlot(db, slot);
         try (Running running = start(RELAY, fixture, slot)) {
           awaitStreaming(fixture, db);
-          settled = settle(bench, fixture, kafka);
+          Settling shared =
+              settle(
+                  bench,
+                  fixture,
+                  "round 1: live load with the relay, not counted, until the broker's and this"
+                      + " JVM's JIT are quiet",
+                  Map.of("broker", kafka, "load", Optional.of(ProcessHandle.current().pid())),
+                  SETTLE_MIN,
+                  SETTLE_MAX);
+          settled = describeSharedSettling(shared);
         }
         Backlog.dropWhenReleased(db, slot, STREAMING);
       }
@@ -198,8 +233,17 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
         Backlog.createSlot(db, slot);
         try (Running running = start(side, fixture, slot)) {
           vacuumWaits.add(side + " " + awaitStreaming(fixture, db));
+          Settling own =
+              settle(
+                  bench,
+                  fixture,
+                  "  live load, not counted, until " + side + "'s JIT is quiet",
+                  Map.of(side, Optional.of(running.pid())),
+                  Duration.ZERO,
+                  sideSettleMax);
           ProcessStats.Sample beforeLive = RelayServerLimitBenchmark.sample(running.pid());
           double brokerBefore = cpuSeconds(kafka, false);
+          MachineTicks machineBefore = MachineTicks.now();
           LiveLoad.Latencies live =
               LiveLoad.offer(
                   fixture,
@@ -209,6 +253,7 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
                   () -> RelayServerLimitBenchmark.sample(running.pid()).cpuSeconds());
           ProcessStats.Sample afterLive = RelayServerLimitBenchmark.sample(running.pid());
           double brokerLive = cpuSeconds(kafka, false) - brokerBefore;
+          double liveSteal = MachineTicks.now().stealPercentSince(machineBefore);
           long idleStart = System.nanoTime();
           Thread.sleep(Duration.ofSeconds(idleSeconds)); // the idle window measured
           ProcessStats.Sample afterIdle = RelayServerLimitBenchmark.sample(running.pid());
@@ -226,7 +271,9 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
                       brokerLive,
                       LIVE_RATE * liveSeconds,
                       idleShare,
-                      Math.max(drains.get(side).peakRssBytes(), afterIdle.peakRssBytes())));
+                      Math.max(drains.get(side).peakRssBytes(), afterIdle.peakRssBytes()),
+                      own,
+                      liveSteal));
         }
         Backlog.dropWhenReleased(db, slot, STREAMING);
       }
@@ -242,54 +289,58 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
         liveSeconds,
         warmUpSeconds,
         idleSeconds,
-        settled);
+        settled,
+        sideSettleMax);
   }
 
   /**
-   * Offers the live load through the running relay in steps until the broker's and this JVM's JIT
-   * compiler threads used less than {@link #SETTLED_JIT_SHARE} of a core over a step, for at least
-   * {@link #SETTLE_MIN} and at most {@link #SETTLE_MAX}; says how long it took and how quiet they
-   * were at the end.
+   * Offers the live load through the running side in steps of {@link #SETTLE_STEP_SECONDS} until
+   * every {@code watched} process's JIT compiler threads used less than {@link #SETTLED_JIT_SHARE}
+   * of a core over a step, for at least {@code min} (one step at the least, unless {@code max} is
+   * zero: then none) and at most {@code max}.
    */
-  private String settle(Bench bench, RelayFixture fixture, Optional<Long> kafka) throws Exception {
-    Optional<Long> self = Optional.of(ProcessHandle.current().pid());
+  private Settling settle(
+      Bench bench,
+      RelayFixture fixture,
+      String progress,
+      Map<String, Optional<Long>> watched,
+      Duration min,
+      Duration max)
+      throws Exception {
     int seconds = 0;
-    double brokerJit;
-    double ownJit;
-    do {
-      bench.progress(
-          id(),
-          String.format(
-              Locale.ROOT,
-              "round 1: live load with the relay, not counted, until the broker's and this JVM's"
-                  + " JIT are quiet (%d s so far)",
-              seconds),
-          true);
-      double brokerBefore = cpuSeconds(kafka, true);
-      double ownBefore = cpuSeconds(self, true);
+    Map<String, Double> shares = new LinkedHashMap<>();
+    while (seconds < max.toSeconds()
+        && (seconds == 0
+            || seconds < min.toSeconds()
+            || shares.values().stream().anyMatch(share -> share >= SETTLED_JIT_SHARE))) {
+      bench.progress(id(), String.format(Locale.ROOT, "%s (%d s so far)", progress, seconds), true);
+      Map<String, Double> before = new LinkedHashMap<>();
+      watched.forEach((name, pid) -> before.put(name, cpuSeconds(pid, true)));
       long start = System.nanoTime();
       LiveLoad.offer(fixture, LIVE_RATE, LIVE_RATE * SETTLE_STEP_SECONDS, 0);
       double elapsed = (System.nanoTime() - start) / 1e9;
-      // A broker not found reads NaN, which never holds the settling back.
-      brokerJit = (cpuSeconds(kafka, true) - brokerBefore) / elapsed;
-      ownJit = (cpuSeconds(self, true) - ownBefore) / elapsed;
+      // A process not found reads NaN, which never holds the settling back.
+      watched.forEach(
+          (name, pid) -> shares.put(name, (cpuSeconds(pid, true) - before.get(name)) / elapsed));
       seconds += SETTLE_STEP_SECONDS;
-    } while (seconds < SETTLE_MAX.toSeconds()
-        && (seconds < SETTLE_MIN.toSeconds()
-            || brokerJit >= SETTLED_JIT_SHARE
-            || ownJit >= SETTLED_JIT_SHARE));
+    }
+    return new Settling(seconds, Map.copyOf(shares));
+  }
+
+  /** The workload's words for round 1's settling of the processes every side shares. */
+  private static String describeSharedSettling(Settling shared) {
     return String.format(
         Locale.ROOT,
         "%d s of live load through the relay, not counted, between round 1's drains and its live"
             + " phases: until the broker's and the load's own JIT compiler threads used under %.0f"
             + " %% of a core over %d s (%.0f %% and %.0f %% in the last %d s%s)",
-        seconds,
+        shared.seconds(),
         SETTLED_JIT_SHARE * 100,
         SETTLE_STEP_SECONDS,
-        brokerJit * 100,
-        ownJit * 100,
+        shared.lastJitShares().get("broker") * 100,
+        shared.lastJitShares().get("load") * 100,
         SETTLE_STEP_SECONDS,
-        brokerJit >= SETTLED_JIT_SHARE || ownJit >= SETTLED_JIT_SHARE
+        shared.capped(SETTLE_MAX)
             ? "; stopped at the limit of " + SETTLE_MAX.toSeconds() + " s"
             : "");
   }
@@ -345,7 +396,8 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
       int liveSeconds,
       int warmUpSeconds,
       int idleSeconds,
-      String settled) {
+      String settled,
+      Duration sideSettleMax) {
     List<List<String>> table = new ArrayList<>();
     // p50 / p99 to a read_uncommitted reader, per side: the latency before a transaction commits.
     List<String> split = new ArrayList<>();
@@ -353,6 +405,8 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
     List<String> perRound = new ArrayList<>();
     // The broker's CPU while each side's live load ran: what the side's producing costs the box.
     List<String> brokerShares = new ArrayList<>();
+    // How long each side's own JIT took to quiet down before its live phases, per round.
+    List<String> sideSettlings = new ArrayList<>();
     Map<String, Double> figures = new LinkedHashMap<>();
     Map<String, Double> bars = new LinkedHashMap<>();
     for (String side : sides) {
@@ -380,21 +434,29 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
               Latency.ms(acknowledged, 50),
               Latency.ms(acknowledged, 99)));
       perRound.add(
-          side
-              + " "
-              + String.join(
-                  ", ",
-                  runs.stream()
-                      .map(
-                          r ->
-                              String.format(
-                                  Locale.ROOT,
-                                  "%.1f / %.3f / %.3f (%.0f %%)",
-                                  Latency.ms(r.live().micros(), 99),
-                                  r.live().countedCpuSeconds() * 1000 / r.live().countedEvents(),
-                                  r.liveCpuSeconds() * 1000 / r.liveEvents(),
-                                  100 * r.liveJitCpuSeconds() / r.liveCpuSeconds()))
-                      .toList()));
+          perRound(
+              side,
+              runs,
+              r ->
+                  String.format(
+                      Locale.ROOT,
+                      "%.1f / %.3f / %.3f (%.0f %%; %.0f %%)",
+                      Latency.ms(r.live().micros(), 99),
+                      r.live().countedCpuSeconds() * 1000 / r.live().countedEvents(),
+                      r.liveCpuSeconds() * 1000 / r.liveEvents(),
+                      100 * r.liveJitCpuSeconds() / r.liveCpuSeconds(),
+                      r.liveStealPercent())));
+      sideSettlings.add(
+          perRound(
+              side,
+              runs,
+              r ->
+                  String.format(
+                      Locale.ROOT,
+                      "%d s (%.0f %%%s)",
+                      r.settling().seconds(),
+                      100 * r.settling().lastJitShares().getOrDefault(side, 0.0),
+                      r.settling().capped(sideSettleMax) ? ", at the limit" : "")));
       // The goal's figure: the window the latencies cover, the rate held for the warm-up's length.
       double liveCpu =
           runs.stream().mapToDouble(r -> r.live().countedCpuSeconds()).sum()
@@ -469,8 +531,7 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
     notes.add(
         String.format(
             Locale.ROOT,
-            "The same with the warm-up's %d s, each side's process started for the live load"
-                + " (its compilation, its first batches): %.2f.",
+            "The same with the warm-up's %d s (after the settling below): %.2f.",
             warmUpSeconds,
             figures.get("ratio_live_cpu_with_warm_up_s_per_1000_relay_to_connect")));
     notes.add(
@@ -481,9 +542,24 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
             + " (the same for Connect, whose producer is not transactional).");
     notes.add(
         "Per round, in round order, at 1,000 ev/s: p99 ms / CPU s per 1,000 events after the"
-            + " warm-up / the same with it (the JIT compiler threads' share of that): "
+            + " warm-up / the same with it (the JIT compiler threads' share of that; the share of"
+            + " both cores the host gave to other guests meanwhile, its steal time: a phase with"
+            + " more than a few % measured the host): "
             + String.join("; ", perRound)
             + ".");
+    notes.add(
+        String.format(
+            Locale.ROOT,
+            "Before each live phase, each side's process ran the live load, not counted, until its"
+                + " own JIT compiler threads used under %.0f %% of a core over %d s (at most %d s),"
+                + " so that its figures are the steady state a long-running process pays; the"
+                + " time it took per round in round order (the JIT's share of a core in its last"
+                + " %d s): %s.",
+            SETTLED_JIT_SHARE * 100,
+            SETTLE_STEP_SECONDS,
+            sideSettleMax.toSeconds(),
+            SETTLE_STEP_SECONDS,
+            String.join("; ", sideSettlings)));
     notes.add(
         "The broker's CPU s per 1,000 events during each side's live phases (warm-up included),"
             + " on the cores the sides share with it: "
@@ -514,7 +590,7 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
             "Workload: a backlog of %,d writer.outbox rows at %d rows/tx, one slot per side made"
                 + " before it; then on fresh slots %d s open-loop at %,d events/s, 1 row/tx,"
                 + " latency from the row's commit to its arrival at a read_committed consumer of the topic"
-                + " and each side's CPU, both after %d s of warm-up; %d round(s), the sides' order rotating%s%s. The relay with"
+                + " and each side's CPU, both after its process's JIT settled (below) and %d s of warm-up; %d round(s), the sides' order rotating%s%s. The relay with"
                 + " the shipped relay.properties and RelayJvmOptions.recommended(); Connect %s"
                 + " with stock Debezium 3.6.1 and the relay's engine properties; topic of 3"
                 + " partitions; the dev stack's broker, its transactions' partition-add retry set"
@@ -535,6 +611,12 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
             .stream()
             .toList();
     return new ScenarioResult(id(), title(), workload, HEADER, table, notes, plots, figures);
+  }
+
+  /** The side's name, then {@code figure} of each of its rounds in round order. */
+  private static String perRound(
+      String side, List<Round> runs, java.util.function.Function<Round, String> figure) {
+    return side + " " + String.join(", ", runs.stream().map(figure).toList());
   }
 
   private static void ratio(

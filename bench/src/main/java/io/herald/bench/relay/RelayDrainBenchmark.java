@@ -1,6 +1,7 @@
 package io.herald.bench.relay;
 
 import io.herald.bench.suite.Latency;
+import io.herald.bench.suite.MachineTicks;
 import io.herald.bench.suite.ProcessStats;
 import io.herald.devstack.StackContext;
 import io.herald.relay.RelayJvmOptions;
@@ -145,7 +146,7 @@ public final class RelayDrainBenchmark {
           long firstEvent = System.nanoTime();
           Duration cpuAtFirst = cpu(handle);
           Map<String, Long> threadsAtFirst = threadTicks(handle.pid());
-          long[] boxAtFirst = boxTicks();
+          MachineTicks boxAtFirst = MachineTicks.now();
           Backlog.awaitRecords(
               context.bootstrapServers(),
               fixture.publicationEvents,
@@ -154,7 +155,7 @@ public final class RelayDrainBenchmark {
           long done = System.nanoTime();
           Duration cpuDrain = cpu(handle).minus(cpuAtFirst);
           Map<String, Long> threadsAtDone = threadTicks(handle.pid());
-          long[] boxAtDone = boxTicks();
+          MachineTicks boxAtDone = MachineTicks.now();
           long rssKb = procStatus(relay.pid(), "VmHWM:");
           long threads = procStatus(relay.pid(), "Threads:");
           double batches = relay.metric("herald_relay_batch_size_count");
@@ -194,7 +195,7 @@ public final class RelayDrainBenchmark {
                   batches,
                   batchRecords / batches,
                   sendSeconds,
-                  busyPercent(boxAtFirst, boxAtDone),
+                  boxAtDone.busyPercentSince(boxAtFirst),
                   Runtime.getRuntime().availableProcessors()));
           if (LATENCY && rowsPerTx == ROWS_PER_TX.get(ROWS_PER_TX.size() - 1)) {
             // The end offsets can be reached while the relay still publishes the backlog (its
@@ -408,21 +409,6 @@ public final class RelayDrainBenchmark {
   }
 
   /** A number from /proc/PID/status ({@code VmHWM:} in KiB, {@code Threads:}). */
-  /** Busy and total jiffies of all cores, from /proc/stat. */
-  private static long[] boxTicks() throws IOException {
-    String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
-    long total = 0;
-    for (int i = 1; i < f.length; i++) {
-      total += Long.parseLong(f[i]);
-    }
-    long idle = Long.parseLong(f[4]) + Long.parseLong(f[5]);
-    return new long[] {total - idle, total};
-  }
-
-  private static double busyPercent(long[] from, long[] to) {
-    return 100.0 * (to[0] - from[0]) / Math.max(1, to[1] - from[1]);
-  }
-
   private static long procStatus(long pid, String field) throws IOException {
     for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
       if (line.startsWith(field)) {
