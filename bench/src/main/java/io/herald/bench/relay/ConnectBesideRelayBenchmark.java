@@ -77,8 +77,8 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
 
   /**
    * The longest settling of a side's own process before its live phase. Each side's process is
-   * started for its live load, and in the 40 s of it its JIT compiler threads took about half of
-   * the CPU counted at 1,000 events/s, on both sides (44 to 55 % in session 30's runs): the figure
+   * started for its live load, and over the 40 s of it its JIT compiler threads took about half of
+   * its CPU, on every side (41 to 55 % in session 30's runs): the CPU and the p99 at 1,000 events/s
    * measured a warm-up, where a relay that runs for weeks pays the steady state. So each side's
    * live phase begins once its own compiler threads are as quiet as the shared processes' must be
    * (session 31, docs/benchmarks-history.md).
