@@ -129,7 +129,22 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
       double idleCpuShare,
       long peakRssBytes,
       Settling settling,
-      double liveStealPercent) {}
+      double liveStealPercent) {
+
+    /**
+     * p99 ms / CPU s per 1,000 events after the warm-up / with it (the JIT's share; the steal's).
+     */
+    String liveFigures() {
+      return String.format(
+          Locale.ROOT,
+          "%.1f / %.3f / %.3f (%.0f %%; %.0f %%)",
+          Latency.ms(live.micros(), 99),
+          live.countedCpuSeconds() * 1000 / live.countedEvents(),
+          liveCpuSeconds * 1000 / liveEvents,
+          100 * liveJitCpuSeconds / liveCpuSeconds,
+          liveStealPercent);
+    }
+  }
 
   /**
    * How long a settling offered the live load and how busy the watched processes' JIT compiler
@@ -140,6 +155,16 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
     boolean capped(Duration max) {
       return seconds >= max.toSeconds()
           && lastJitShares.values().stream().anyMatch(share -> share >= SETTLED_JIT_SHARE);
+    }
+
+    /** Its time and {@code name}'s last JIT share, for a report. */
+    String describe(String name, Duration max) {
+      return String.format(
+          Locale.ROOT,
+          "%d s (%.0f %%%s)",
+          seconds,
+          100 * lastJitShares.getOrDefault(name, 0.0),
+          capped(max) ? ", at the limit" : "");
     }
   }
 
@@ -433,30 +458,8 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
               side,
               Latency.ms(acknowledged, 50),
               Latency.ms(acknowledged, 99)));
-      perRound.add(
-          perRound(
-              side,
-              runs,
-              r ->
-                  String.format(
-                      Locale.ROOT,
-                      "%.1f / %.3f / %.3f (%.0f %%; %.0f %%)",
-                      Latency.ms(r.live().micros(), 99),
-                      r.live().countedCpuSeconds() * 1000 / r.live().countedEvents(),
-                      r.liveCpuSeconds() * 1000 / r.liveEvents(),
-                      100 * r.liveJitCpuSeconds() / r.liveCpuSeconds(),
-                      r.liveStealPercent())));
-      sideSettlings.add(
-          perRound(
-              side,
-              runs,
-              r ->
-                  String.format(
-                      Locale.ROOT,
-                      "%d s (%.0f %%%s)",
-                      r.settling().seconds(),
-                      100 * r.settling().lastJitShares().getOrDefault(side, 0.0),
-                      r.settling().capped(sideSettleMax) ? ", at the limit" : "")));
+      perRound.add(perRound(side, runs, Round::liveFigures));
+      sideSettlings.add(perRound(side, runs, r -> r.settling().describe(side, sideSettleMax)));
       // The goal's figure: the window the latencies cover, the rate held for the warm-up's length.
       double liveCpu =
           runs.stream().mapToDouble(r -> r.live().countedCpuSeconds()).sum()

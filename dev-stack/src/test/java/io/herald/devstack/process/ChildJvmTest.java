@@ -76,6 +76,9 @@ class ChildJvmTest {
     assertThat(command).contains("-Dherald.child-jvm.grace-ms=30000");
     assertThat(ChildJvm.builder("x", "a.b.Main").grace(Duration.ofSeconds(3)).command())
         .contains("-Dherald.child-jvm.grace-ms=3000");
+    assertThatThrownBy(() -> ChildJvm.builder("x", "a.b.Main").grace(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("grace must be positive");
     String classPath = command.get(command.indexOf("-cp") + 1);
     assertThat(classPath).isEqualTo(ChildJvm.currentClassPath());
     assertThat(classPath.split(java.io.File.pathSeparator))
