@@ -7,10 +7,12 @@ CPU of each process group (% of one core): the dev stack's broker (KafkaServerMa
 (every postgres process), a relay (RelayMain), Kafka Connect (ConnectStandalone), the bench's own
 JVM (BenchMain on its command line), Maven, and any other JVM. With --threads it also writes, every
 2 s, the busiest threads of one group's JVM (the broker's unless --thread-group names another),
-the JIT's compiler threads summed as "JIT", to a second file. Linux only; stop it with Ctrl-C or kill. Used for docs/benchmarks-history.md's
-session 30 (B2's first round, the broker's cost by linger):
+the JIT's compiler threads summed as "JIT", to a second file. Linux only; stop it with Ctrl-C or
+kill. Used for docs/benchmarks-history.md's sessions 30 (B2's first round, the broker's cost by
+linger) and 31 (the relay's threads at 1,000 events/s):
 
     python3 bench/scripts/proc-sampler.py /tmp/b2-proc.csv --threads /tmp/b2-broker-threads.txt &
+    python3 bench/scripts/proc-sampler.py /tmp/proc.csv --threads /tmp/relay.txt --thread-group relay &
     ./mvnw -B -o -pl bench -Pbenchmark verify -DskipTests ...
 """
 
@@ -54,15 +56,25 @@ def group(pid):
     return "java-other"
 
 
-def ticks(stat_path):
-    """User plus system ticks of a /proc stat file, or None when it has gone."""
+def read(path):
+    """A /proc file's text, or None when its process or thread has gone."""
     try:
-        with open(stat_path) as f:
-            text = f.read()
+        with open(path) as f:
+            return f.read()
     except OSError:
         return None
+
+
+def stat_ticks(text):
+    """User plus system ticks of a /proc stat file's text."""
     fields = text[text.rindex(")") + 2 :].split()
     return int(fields[11]) + int(fields[12])
+
+
+def ticks(stat_path):
+    """User plus system ticks of a /proc stat file, or None when it has gone."""
+    text = read(stat_path)
+    return None if text is None else stat_ticks(text)
 
 
 def process_ticks():
@@ -93,18 +105,13 @@ def thread_ticks(pid):
     except OSError:
         return out
     for tid in threads:
-        path = f"/proc/{pid}/task/{tid}/stat"
-        try:
-            with open(path) as f:
-                text = f.read()
-        except OSError:
+        text = read(f"/proc/{pid}/task/{tid}/stat")
+        if text is None:
             continue
         name = re.sub(r"\d+", "N", text[text.index("(") + 1 : text.rindex(")")])
         if "CompilerThre" in name:
             name = "JIT"
-        t = ticks(path)
-        if t is not None:
-            out[name] = out.get(name, 0) + t
+        out[name] = out.get(name, 0) + stat_ticks(text)
     return out
 
 
@@ -134,6 +141,8 @@ def main():
             now, vm_now, cpu_now, t = process_ticks(), vmstat(), machine(), time.time()
             elapsed = t - at
             shares = dict.fromkeys(GROUPS, 0.0)
+            # Only live pids are kept, so a long run stays small and a reused pid is grouped anew.
+            groups = {pid: g for pid, g in groups.items() if pid in now}
             for pid, total in now.items():
                 if pid not in groups:
                     groups[pid] = group(pid)

@@ -401,13 +401,8 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
     ChildJvm connect =
         KafkaConnectStandalone.start(
             fixture, slot, jvm, Path.of("target", "bench-logs", "b2-" + slot));
-    return new Running(
-        connect.pid(),
-        () -> {
-          if (connect.stop(ChildJvm.DEFAULT_GRACE).isEmpty()) {
-            connect.kill();
-          }
-        });
+    // close(): SIGTERM, and SIGKILL once the child's grace has passed.
+    return new Running(connect.pid(), connect::close);
   }
 
   private ScenarioResult result(
