@@ -64,7 +64,7 @@ public final class RelayConfig extends ProcessConfig {
               "relay.engine.debezium-patches",
               ConfigType.BOOLEAN,
               true,
-              "Run Herald's work-arounds for Debezium 3.6.1 internals (a queue poll that wakes on the first event, trimmed streaming metrics, confirming the slot's position from the engine's own offset flush instead of reading the offsets topic back, a lean source block, cached topic names, an equality topic predicate, the idle-wait socket, transforms on the engine's polling thread unless debezium.source.record.processing.threads sizes a pool). false runs stock Debezium in their place, the same events at a higher cost per event and at rest (relay.stream.idle-wait then does not apply): try a Debezium upgrade with false first."));
+              "Run Herald's work-arounds for Debezium 3.6.1 internals (a queue poll that wakes on the first event, trimmed streaming metrics, confirming the slot's position from the engine's own offset flush instead of reading the offsets topic back, a lean source block, cached topic names, an equality topic predicate, outbox routers that name their topic without a regex replacement per event, the idle-wait socket, transforms on the engine's polling thread unless debezium.source.record.processing.threads sizes a pool). false runs stock Debezium in their place (its EventRouter), the same events at a higher cost per event and at rest (relay.stream.idle-wait then does not apply): try a Debezium upgrade with false first."));
   public static final ConfigKey<String> KAFKA_BOOTSTRAP_SERVERS =
       KEYS.define(
           ConfigKey.required(

@@ -3,6 +3,7 @@ package io.herald.relay.debezium;
 import io.debezium.connector.postgresql.PostgresConnector;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.schema.SchemaTopicNamingStrategy;
+import io.debezium.transforms.outbox.EventRouter;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
@@ -32,6 +33,8 @@ import java.util.regex.Pattern;
  *       <td>{@link SchemaTopicNamingStrategy}, Debezium's default</td></tr>
  *   <tr><td>the routers' predicate {@link TopicIs}</td>
  *       <td>Kafka's {@code TopicNameMatches} on the quoted topic name</td></tr>
+ *   <tr><td>the outbox routers {@link FixedTopicEventRouter}</td>
+ *       <td>Debezium's {@code EventRouter}</td></tr>
  *   <tr><td>{@code database.socketFactory=}{@link IdleWaitSocketFactory}
  *       ({@code relay.stream.idle-wait})</td><td>the driver's plain sockets</td></tr>
  *   <tr><td>transforms on the engine's polling thread ({@link InlineTransforms})</td>
@@ -48,6 +51,9 @@ public enum DebeziumPatches {
 
   /** Debezium's PostgreSQL connector, the one a property file names. */
   public static final String STOCK_CONNECTOR = PostgresConnector.class.getName();
+
+  /** Debezium's outbox router, which {@link FixedTopicEventRouter} runs. */
+  public static final String STOCK_ROUTER = EventRouter.class.getName();
 
   /** Debezium's topic naming, whose names {@link CachedTopicNames} keeps. */
   public static final String STOCK_TOPIC_NAMING = SchemaTopicNamingStrategy.class.getName();
@@ -82,6 +88,11 @@ public enum DebeziumPatches {
             "sourceinfo.struct.maker", LeanSourceInfo.class.getName(),
             "topic.naming.strategy", CachedTopicNames.class.getName())
         : Map.of();
+  }
+
+  /** The type of an outbox table's router, whose topic replacement is the topic's name. */
+  public String routerType() {
+    return this == ON ? FixedTopicEventRouter.class.getName() : STOCK_ROUTER;
   }
 
   /**

@@ -208,7 +208,7 @@ public final class EngineProperties {
       String topic,
       DebeziumPatches patches) {
     String t = "transforms." + name + ".";
-    p.put(t + "type", "io.debezium.transforms.outbox.EventRouter");
+    p.put(t + "type", patches.routerType());
     p.put(t + "predicate", name);
     p.put(t + "table.field.event.id", "id");
     p.put(t + "table.field.event.key", "aggregate_id");

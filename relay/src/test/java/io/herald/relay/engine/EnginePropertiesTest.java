@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.entry;
 
 import io.herald.relay.debezium.CachedTopicNames;
 import io.herald.relay.debezium.DebeziumPatches;
+import io.herald.relay.debezium.FixedTopicEventRouter;
 import io.herald.relay.debezium.HeraldPostgresConnector;
 import io.herald.relay.debezium.IdleWaitSocketFactory;
 import io.herald.relay.debezium.LeanSourceInfo;
@@ -53,6 +54,10 @@ class EnginePropertiesTest {
         .isEqualTo("pub.events");
     assertThat(properties.get("transforms.heraldConsumerOutbox.route.topic.replacement"))
         .isEqualTo("del.events");
+    assertThat(properties.get("transforms.heraldWriterOutbox.type"))
+        .isEqualTo(FixedTopicEventRouter.class.getName());
+    assertThat(properties.get("transforms.heraldConsumerOutbox.type"))
+        .isEqualTo(FixedTopicEventRouter.class.getName());
     assertThat(properties.get("predicates.heraldWriterOutbox.type"))
         .isEqualTo(TopicIs.class.getName());
     assertThat(properties.get("predicates.heraldWriterOutbox.topic"))
@@ -129,6 +134,8 @@ class EnginePropertiesTest {
     assertThat(stock.get("sourceinfo.struct.maker")).isNull();
     assertThat(stock.get("topic.naming.strategy")).isNull();
     assertThat(stock.get("database.socketFactory")).isNull();
+    assertThat(stock.get("transforms.heraldWriterOutbox.type"))
+        .isEqualTo("io.debezium.transforms.outbox.EventRouter");
     assertThat(stock.get("predicates.heraldWriterOutbox.type"))
         .isEqualTo("org.apache.kafka.connect.transforms.predicates.TopicNameMatches");
     assertThat("herald.writer.outbox").matches(stock.get("predicates.heraldWriterOutbox.pattern"));
