@@ -66,8 +66,11 @@ public final class TaskHooks implements AutoCloseable {
     return confirmations;
   }
 
-  /** How many engines' hooks are registered; for tests that check none is left behind. */
-  static int registered() {
+  /**
+   * How many engines' hooks are registered: one per engine of this process that has started and not
+   * yet stopped; for checks that none is left behind.
+   */
+  public static int registered() {
     return REGISTERED.size();
   }
 
