@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class ConfigReaderTest {
 
@@ -39,10 +40,6 @@ class ConfigReaderTest {
   static final String SOURCE = KEYS.passThrough("debezium.source.", "engine");
   static final String PRODUCER = KEYS.passThrough("kafka.producer.", "producer");
   static final ConfigDef DEF = KEYS.build();
-
-  private static Path tempDir() throws java.io.IOException {
-    return Files.createTempDirectory("config-test");
-  }
 
   private static ConfigValues read(Map<String, String> props, Map<String, String> env) {
     return DEF.read(ConfigSource.of(props, env));
@@ -270,8 +267,7 @@ class ConfigReaderTest {
   }
 
   @Test
-  void shouldLoadAPropertiesFileAndRejectAKeyDefinedTwice() throws Exception {
-    Path dir = tempDir();
+  void shouldLoadAPropertiesFileAndRejectAKeyDefinedTwice(@TempDir Path dir) throws Exception {
     Path good = dir.resolve("good.properties");
     Files.writeString(good, "# comment\ndemo.db.jdbc-url = jdbc:x  \ndemo.timeout=500ms\n");
     Path twice = dir.resolve("twice.properties");
@@ -287,8 +283,7 @@ class ConfigReaderTest {
   }
 
   @Test
-  void shouldNameAMissingFile() throws Exception {
-    Path dir = tempDir();
+  void shouldNameAMissingFile(@TempDir Path dir) {
     ConfigException e =
         assertThrows(
             ConfigException.class,

@@ -29,6 +29,7 @@ import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.postgresql.PGConnection;
 import org.postgresql.PGProperty;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -264,14 +265,15 @@ class DatabaseRolesIT {
    * the roles up with psql, passwords from files or variables, quotes and backslashes included.
    */
   @Test
-  void shouldSetTheRolesUpWithTheShellScriptWherePsqlIsInstalled() throws Exception {
+  void shouldSetTheRolesUpWithTheShellScriptWherePsqlIsInstalled(@TempDir Path dir)
+      throws Exception {
     Optional<Path> psql = onPath("psql");
     assumeTrue(psql.isPresent(), "psql is not on the PATH: skipping ops/postgres/herald-roles.sh");
     Path root = Path.of("").toAbsolutePath();
     while (!Files.isDirectory(root.resolve("ops"))) {
       root = root.getParent();
     }
-    Path passwordFile = Files.createTempFile("herald-writer-password", ".txt");
+    Path passwordFile = dir.resolve("herald-writer-password.txt");
     Files.writeString(passwordFile, "it's a \\ file");
     URI server = URI.create(stack.jdbcUrl().substring("jdbc:".length()));
     ProcessBuilder script =
