@@ -97,8 +97,9 @@ public final class RelayMetrics {
         .description(
             "Positions confirmed to the slot, by where the relay's task took them: from the"
                 + " engine's last offset flush, or read back from the offsets topic (before the"
-                + " first flush of a term, after a flush on another thread); read-backs that keep"
-                + " growing while streaming mean the Debezium patch no longer applies")
+                + " first flush of a term, after a flush on another thread; one that finds"
+                + " nothing stored yet confirms nothing and counts all the same); read-backs that"
+                + " keep growing while streaming mean the Debezium patch no longer applies")
         .tag("from", from)
         .register(registry);
   }
