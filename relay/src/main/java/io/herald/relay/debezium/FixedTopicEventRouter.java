@@ -1,6 +1,7 @@
 package io.herald.relay.debezium;
 
 import io.debezium.transforms.outbox.EventRouter;
+import io.debezium.transforms.outbox.EventRouterConfigDefinition;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -35,23 +36,19 @@ import org.apache.kafka.connect.transforms.Transformation;
  * {@code RegexRouter} that no longer shows in the profile; with {@code
  * relay.engine.debezium-patches=false} the relay runs Debezium's router.
  *
- * <p>Not thread-safe, as Debezium's router is not; the engine gives each transform one thread at a
- * time.
+ * <p>Its own state is set once, by {@link #configure}; as thread-safe as Debezium's router.
  */
 public final class FixedTopicEventRouter implements Transformation<SourceRecord> {
 
-  static final String REGEX = "route.topic.regex";
-  static final String REPLACEMENT = "route.topic.replacement";
-
-  /** Debezium's default {@code route.topic.regex} (EventRouterConfigDefinition). */
-  static final String DEFAULT_REGEX = "(?<routedByValue>.*)";
+  static final String REGEX = EventRouterConfigDefinition.ROUTE_TOPIC_REGEX.name();
+  static final String REPLACEMENT = EventRouterConfigDefinition.ROUTE_TOPIC_REPLACEMENT.name();
 
   /** A regex no topic matches: the router's {@code RegexRouter} then leaves its record alone. */
   private static final String MATCHES_NOTHING = "(?!)";
 
   private final EventRouter<SourceRecord> router = new EventRouter<>();
-  private Pattern routedBy;
-  private String topic;
+  private volatile Pattern routedBy;
+  private volatile String topic;
 
   @Override
   public void configure(Map<String, ?> configs) {
@@ -64,7 +61,10 @@ public final class FixedTopicEventRouter implements Transformation<SourceRecord>
           REPLACEMENT, name, "must be a topic name: no group reference ('$') or escape ('\\')");
     }
     Object regex = configs.get(REGEX);
-    String routedByRegex = regex == null ? DEFAULT_REGEX : regex.toString();
+    String routedByRegex =
+        regex == null
+            ? EventRouterConfigDefinition.ROUTE_TOPIC_REGEX.defaultValueAsString()
+            : regex.toString();
     try {
       routedBy = Pattern.compile(routedByRegex);
     } catch (PatternSyntaxException e) {
