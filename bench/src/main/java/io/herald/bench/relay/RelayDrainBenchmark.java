@@ -294,7 +294,7 @@ public final class RelayDrainBenchmark {
     double countedCpuPer1000 = high.countedCpuSeconds() * 1000 / high.countedEvents();
     double highCpuPer1000 =
         cpu(handle).minus(cpuBeforeHigh).toMillis() / 1000.0 / (highEvents / 1000.0);
-    // A shared host's other guests show here before they show in the tail (session 31).
+    // So a tail the host's other guests stretched is read as theirs (session 31).
     double highSteal = MachineTicks.now().stealPercentSince(boxBeforeHigh);
     LiveLoad.Latencies low = LiveLoad.offer(fixture, 20, 400, 0);
     // Half a second apart, each event meets a stream that has been quiet for a while.

@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.apache.kafka.connect.transforms.Transformation;
 
 /**
  * Herald's work-arounds for Debezium 3.6.1 internals, or Debezium's stock behaviour in their place
@@ -52,9 +54,6 @@ public enum DebeziumPatches {
   /** Debezium's PostgreSQL connector, the one a property file names. */
   public static final String STOCK_CONNECTOR = PostgresConnector.class.getName();
 
-  /** Debezium's outbox router, which {@link FixedTopicEventRouter} runs. */
-  public static final String STOCK_ROUTER = EventRouter.class.getName();
-
   /** Debezium's topic naming, whose names {@link CachedTopicNames} keeps. */
   public static final String STOCK_TOPIC_NAMING = SchemaTopicNamingStrategy.class.getName();
 
@@ -90,9 +89,17 @@ public enum DebeziumPatches {
         : Map.of();
   }
 
-  /** The type of an outbox table's router, whose topic replacement is the topic's name. */
+  /**
+   * A new, unconfigured router of an outbox table, whose topic replacement is the topic's name:
+   * what the engine runs ({@link #routerType()}) and the slot recovery routes with.
+   */
+  public Transformation<SourceRecord> newRouter() {
+    return this == ON ? new FixedTopicEventRouter() : new EventRouter<>();
+  }
+
+  /** The type of {@link #newRouter()}'s routers, for the engine's settings. */
   public String routerType() {
-    return this == ON ? FixedTopicEventRouter.class.getName() : STOCK_ROUTER;
+    return newRouter().getClass().getName();
   }
 
   /**

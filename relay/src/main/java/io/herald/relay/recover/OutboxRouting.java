@@ -1,7 +1,6 @@
 package io.herald.relay.recover;
 
 import io.debezium.data.Envelope;
-import io.debezium.transforms.outbox.EventRouter;
 import io.herald.relay.engine.EngineProperties;
 import io.herald.relay.sink.OutboxRecordConverter;
 import java.time.Instant;
@@ -13,15 +12,17 @@ import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.source.SourceRecord;
+import org.apache.kafka.connect.transforms.Transformation;
 
 /**
  * Turns a retained outbox row into exactly the Kafka record the streaming relay sends for it: the
- * row becomes the change event Debezium would emit for its insert, which runs through the relay's
- * own outbox {@code EventRouter}, configured from the engine properties (the same topic, key,
- * payload and headers), and then through the sink's {@link OutboxRecordConverter} (the same bytes).
- * The partition is left to the producer's partitioner on the key, as in the streaming path. Extra
- * transforms named in {@code debezium.transforms} are not applied: the recovery refuses to run
- * while there are any ({@link SlotRecovery}).
+ * row becomes the change event Debezium would emit for its insert, which runs through the outbox
+ * router the engine runs ({@link io.herald.relay.debezium.DebeziumPatches#newRouter()}), configured
+ * from the engine properties (the same topic, key, payload and headers), and then through the
+ * sink's {@link OutboxRecordConverter} (the same bytes). The partition is left to the producer's
+ * partitioner on the key, as in the streaming path. Extra transforms named in {@code
+ * debezium.transforms} are not applied: the recovery refuses to run while there are any ({@link
+ * SlotRecovery}).
  *
  * <p>Not thread-safe (the router is not); close it to release the router.
  */
@@ -38,7 +39,7 @@ final class OutboxRouting implements AutoCloseable {
           .build();
 
   private final String changeTopic;
-  private final EventRouter<SourceRecord> router;
+  private final Transformation<SourceRecord> router;
   private final OutboxRecordConverter converter;
   private final Schema rowSchema;
   private final Schema keySchema;
@@ -65,7 +66,7 @@ final class OutboxRouting implements AutoCloseable {
                 }
               }
             });
-    this.router = new EventRouter<>();
+    this.router = engine.patches().newRouter();
     router.configure(settings);
     this.converter =
         new OutboxRecordConverter(engine.heartbeatTopic(), engine.heartbeatTableTopic());
