@@ -97,9 +97,13 @@ public enum DebeziumPatches {
     return this == ON ? new FixedTopicEventRouter() : new EventRouter<>();
   }
 
-  /** The type of {@link #newRouter()}'s routers, for the engine's settings. */
+  /**
+   * The type of {@link #newRouter()}'s routers, for the engine's settings; named without making a
+   * router, whose tracing check would initialise OpenTelemetry in every command that reads the
+   * relay's configuration.
+   */
   public String routerType() {
-    return newRouter().getClass().getName();
+    return (this == ON ? FixedTopicEventRouter.class : EventRouter.class).getName();
   }
 
   /**

@@ -136,6 +136,11 @@ class EnginePropertiesTest {
     assertThat(stock.get("database.socketFactory")).isNull();
     assertThat(stock.get("transforms.heraldWriterOutbox.type"))
         .isEqualTo("io.debezium.transforms.outbox.EventRouter");
+    for (DebeziumPatches patches : DebeziumPatches.values()) {
+      assertThat(patches.newRouter().getClass().getName())
+          .as("the router the recovery makes is the one the engine is told to run")
+          .isEqualTo(patches.routerType());
+    }
     assertThat(stock.get("predicates.heraldWriterOutbox.type"))
         .isEqualTo("org.apache.kafka.connect.transforms.predicates.TopicNameMatches");
     assertThat("herald.writer.outbox").matches(stock.get("predicates.heraldWriterOutbox.pattern"));
