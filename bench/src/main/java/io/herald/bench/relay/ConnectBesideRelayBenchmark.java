@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import javax.sql.DataSource;
 import org.HdrHistogram.Histogram;
 
@@ -612,8 +613,7 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
   }
 
   /** The side's name, then {@code figure} of each of its rounds in round order. */
-  private static String perRound(
-      String side, List<Round> runs, java.util.function.Function<Round, String> figure) {
+  private static String perRound(String side, List<Round> runs, Function<Round, String> figure) {
     return side + " " + String.join(", ", runs.stream().map(figure).toList());
   }
 

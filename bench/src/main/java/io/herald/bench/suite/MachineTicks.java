@@ -1,5 +1,6 @@
 package io.herald.bench.suite;
 
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -23,8 +24,9 @@ public record MachineTicks(long busy, long steal, long total) {
   /** A reading now. */
   public static MachineTicks now() {
     String[] f;
-    try {
-      f = Files.readAllLines(Path.of("/proc/stat")).getFirst().trim().split("\\s+");
+    // The first line only: the rest (a line per core, the interrupt counts) is read for nothing.
+    try (BufferedReader stat = Files.newBufferedReader(Path.of("/proc/stat"))) {
+      f = stat.readLine().trim().split("\\s+");
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read /proc/stat", e);
     }
