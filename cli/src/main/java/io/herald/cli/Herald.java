@@ -8,6 +8,7 @@ import io.herald.cli.purge.PurgeCommand;
 import io.herald.cli.slot.SlotCommand;
 import io.herald.cli.trace.TraceCommand;
 import io.herald.config.ConfigException;
+import io.herald.runtime.telemetry.Telemetry;
 import java.io.PrintWriter;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
@@ -89,6 +90,8 @@ public final class Herald {
   }
 
   public static void main(String[] args) {
+    // The commands trace nothing; some make Debezium's outbox router, which reads the global.
+    Telemetry.noopGlobal();
     PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
     PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
     System.exit(run(args, System.getenv(), out, err));

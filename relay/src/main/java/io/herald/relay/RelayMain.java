@@ -64,6 +64,7 @@ public final class RelayMain {
     // OTEL_* works alike in all three processes (docs/design.md, "Tracing"); the relay records no
     // spans of its own: the trace context rides through it in the outbox row and Kafka headers.
     lifecycle.register("telemetry", Telemetry.install("herald-relay"));
+    Telemetry.noopGlobal();
     Clock clock = Clock.systemUTC();
     PrometheusMeterRegistry registry = Metrics.newRegistry("relay");
     lifecycle.register("metrics", registry::close);

@@ -60,6 +60,20 @@ public final class Telemetry implements AutoCloseable {
     return install(serviceName, System.getenv(), System.getProperties());
   }
 
+  /**
+   * Makes the API's no-op the global OpenTelemetry, unless one is set already (the Java agent's).
+   * For a process that records no spans through the global but embeds code that reads it: making
+   * Debezium's outbox router (the relay's engine, {@code herald relay recover}) reads it, and an
+   * unset global with the SDK's autoconfiguration on the class path prints a notice that the
+   * autoconfiguration is off, through java.util.logging on stderr: outside the relay's log format,
+   * and before a command's own output. Call it from {@code main}, before anything reads the global.
+   */
+  public static void noopGlobal() {
+    if (!GlobalOpenTelemetry.isSet()) {
+      GlobalOpenTelemetry.set(OpenTelemetry.noop());
+    }
+  }
+
   static Telemetry install(String serviceName, Map<String, String> env, Properties properties) {
     Objects.requireNonNull(serviceName, "serviceName");
     if (GlobalOpenTelemetry.isSet()) {

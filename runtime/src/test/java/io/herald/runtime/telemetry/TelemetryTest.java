@@ -3,6 +3,10 @@ package io.herald.runtime.telemetry;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
+import io.opentelemetry.api.GlobalOpenTelemetry;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.propagation.ContextPropagators;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -41,6 +45,34 @@ class TelemetryTest {
         .containsEntry("otel.metrics.exporter", "none")
         .containsEntry("otel.logs.exporter", "none")
         .containsEntry("otel.exporter.otlp.protocol", "http/protobuf");
+  }
+
+  @Test
+  void shouldMakeTheNoopGlobalOnlyWhereNoneIsSet() {
+    try {
+      OpenTelemetry agents =
+          OpenTelemetry.propagating(
+              ContextPropagators.create(W3CTraceContextPropagator.getInstance()));
+      GlobalOpenTelemetry.set(agents);
+      Telemetry.noopGlobal();
+      assertThat(GlobalOpenTelemetry.get().getPropagators())
+          .as("the global someone else set")
+          .isSameAs(agents.getPropagators());
+
+      GlobalOpenTelemetry.resetForTest();
+      Telemetry.noopGlobal();
+      Telemetry.noopGlobal();
+      assertThat(GlobalOpenTelemetry.isSet()).isTrue();
+      assertThat(
+              GlobalOpenTelemetry.get()
+                  .getTracer("test")
+                  .spanBuilder("span")
+                  .startSpan()
+                  .isRecording())
+          .isFalse();
+    } finally {
+      GlobalOpenTelemetry.resetForTest();
+    }
   }
 
   @Test
