@@ -8,7 +8,6 @@ import io.herald.relay.RelayJvmOptions;
 import io.herald.relay.it.RelayFixture;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,6 +15,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.DoubleFunction;
+import java.util.stream.Collectors;
 
 /**
  * Benchmark, not a test: prints the figures of docs/benchmarks-history.md, "Relay: draining a
@@ -145,7 +146,7 @@ public final class RelayDrainBenchmark {
               Duration.ofMinutes(5));
           long firstEvent = System.nanoTime();
           Duration cpuAtFirst = cpu(handle);
-          Map<String, Long> threadsAtFirst = threadTicks(handle.pid());
+          Map<Long, ProcessStats.ThreadCpu> threadsAtFirst = ProcessStats.threads(handle.pid());
           MachineTicks boxAtFirst = MachineTicks.now();
           Backlog.awaitRecords(
               context.bootstrapServers(),
@@ -154,10 +155,10 @@ public final class RelayDrainBenchmark {
               Duration.ofMinutes(30));
           long done = System.nanoTime();
           Duration cpuDrain = cpu(handle).minus(cpuAtFirst);
-          Map<String, Long> threadsAtDone = threadTicks(handle.pid());
+          Map<Long, ProcessStats.ThreadCpu> threadsAtDone = ProcessStats.threads(handle.pid());
           MachineTicks boxAtDone = MachineTicks.now();
-          long rssKb = procStatus(relay.pid(), "VmHWM:");
-          long threads = procStatus(relay.pid(), "Threads:");
+          long rssKb = peakRssKb(relay.pid());
+          long threads = threadsAtDone.size();
           double batches = relay.metric("herald_relay_batch_size_count");
           double batchRecords = relay.metric("herald_relay_batch_size_sum");
           double sendSeconds = relay.metric("herald_relay_batch_send_latency_seconds_sum");
@@ -211,7 +212,7 @@ public final class RelayDrainBenchmark {
                 report,
                 String.format(
                     "round %d %s: peak RSS after latency %d MiB",
-                    round, variant.name(), procStatus(relay.pid(), "VmHWM:") / 1024));
+                    round, variant.name(), peakRssKb(relay.pid()) / 1024));
           }
           if (variant.jvm().stream().anyMatch(o -> o.startsWith("-XX:NativeMemoryTracking"))) {
             report(report, "round " + round + " " + variant.name() + ": " + nmt(relay));
@@ -307,7 +308,7 @@ public final class RelayDrainBenchmark {
       if (window == 1) {
         Thread.sleep(20_000); // the gap between the two windows
       }
-      Map<String, Long> threadsBefore = threadTicks(handle.pid());
+      Map<Long, ProcessStats.ThreadCpu> threadsBefore = ProcessStats.threads(handle.pid());
       Duration idleCpuStart = cpu(handle);
       long idleStart = System.nanoTime();
       Thread.sleep(10_000); // measuring the idle relay's CPU over a fixed window
@@ -316,7 +317,7 @@ public final class RelayDrainBenchmark {
       idle[window] =
           String.format(
               "%.1f%% of a core (busiest threads: %s)",
-              idleShare * 100, busiest(threadsBefore, threadTicks(handle.pid()), elapsed));
+              idleShare * 100, busiest(threadsBefore, ProcessStats.threads(handle.pid()), elapsed));
     }
     return String.format(
         "%s; latency at 1,000 ev/s offered (1 row/tx, %d events after a %d s warm-up), to a"
@@ -353,57 +354,43 @@ public final class RelayDrainBenchmark {
         idle[1]);
   }
 
-  /** CPU clock ticks per thread ({@code tid name} -> user + system) from /proc/PID/task. */
-  private static Map<String, Long> threadTicks(long pid) throws IOException {
-    Map<String, Long> ticks = new java.util.HashMap<>();
-    try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
-      for (Path task : tasks.toList()) {
-        try {
-          String stat = Files.readString(task.resolve("stat"));
-          int close = stat.lastIndexOf(')');
-          String name = stat.substring(stat.indexOf('(') + 1, close);
-          String[] fields = stat.substring(close + 2).split(" ");
-          // After the name: state is field 3 of stat(5), utime 14 and stime 15.
-          long used = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
-          ticks.put(task.getFileName() + " " + name, used);
-        } catch (java.nio.file.NoSuchFileException ended) {
-          // the thread ended between the listing and the read: it used nothing we can measure
-        }
-      }
-    }
-    return ticks;
-  }
-
   /**
    * The threads that used the most CPU between two snapshots, as CPU seconds per million events.
    */
   private static String busiestPerMillion(
-      Map<String, Long> before, Map<String, Long> after, long events) {
-    // USER_HZ is 100 on Linux: a tick is 10 ms.
-    return busiest(before, after, 6, ticks -> String.format("%.1f", ticks / 100.0 * 1e6 / events));
+      Map<Long, ProcessStats.ThreadCpu> before,
+      Map<Long, ProcessStats.ThreadCpu> after,
+      long events) {
+    return busiest(before, after, 6, seconds -> String.format("%.1f", seconds * 1e6 / events));
   }
 
   /** The threads that used the most CPU between two snapshots, as "name 1.2%" of a core. */
-  private static String busiest(Map<String, Long> before, Map<String, Long> after, long nanos) {
-    return busiest(before, after, 5, ticks -> String.format("%.1f%%", ticks * 1e7 * 100 / nanos));
+  private static String busiest(
+      Map<Long, ProcessStats.ThreadCpu> before,
+      Map<Long, ProcessStats.ThreadCpu> after,
+      long nanos) {
+    return busiest(
+        before, after, 5, seconds -> String.format("%.1f%%", seconds * 1e9 * 100 / nanos));
   }
 
   private static String busiest(
-      Map<String, Long> before,
-      Map<String, Long> after,
+      Map<Long, ProcessStats.ThreadCpu> before,
+      Map<Long, ProcessStats.ThreadCpu> after,
       int limit,
-      java.util.function.LongFunction<String> figure) {
+      DoubleFunction<String> figure) {
     return after.entrySet().stream()
-        .map(e -> Map.entry(e.getKey(), e.getValue() - before.getOrDefault(e.getKey(), 0L)))
-        .filter(e -> e.getValue() > 0)
-        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
-        .limit(limit)
         .map(
-            e ->
-                e.getKey().substring(e.getKey().indexOf(' ') + 1)
-                    + " "
-                    + figure.apply(e.getValue()))
-        .collect(java.util.stream.Collectors.joining(", "));
+            e -> {
+              ProcessStats.ThreadCpu earlier = before.get(e.getKey());
+              double used =
+                  e.getValue().cpuSeconds() - (earlier == null ? 0 : earlier.cpuSeconds());
+              return Map.entry(e.getValue().name(), used);
+            })
+        .filter(e -> e.getValue() > 0)
+        .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+        .limit(limit)
+        .map(e -> e.getKey() + " " + figure.apply(e.getValue()))
+        .collect(Collectors.joining(", "));
   }
 
   /** The relay's CPU so far; fails rather than read a process whose CPU is unknown as idle. */
@@ -414,14 +401,12 @@ public final class RelayDrainBenchmark {
         .orElseThrow(() -> new IllegalStateException("no CPU time for process " + handle.pid()));
   }
 
-  /** A number from /proc/PID/status ({@code VmHWM:} in KiB, {@code Threads:}). */
-  private static long procStatus(long pid, String field) throws IOException {
-    for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
-      if (line.startsWith(field)) {
-        return Long.parseLong(line.replaceAll("[^0-9]", ""));
-      }
-    }
-    return -1;
+  /** The process's peak resident set in KiB; fails rather than read one that has gone as 0. */
+  private static long peakRssKb(long pid) {
+    return ProcessStats.sample(pid, false)
+            .orElseThrow(() -> new IllegalStateException("process " + pid + " has gone"))
+            .peakRssBytes()
+        / 1024;
   }
 
   private static long ms(long startNanos) {

@@ -8,7 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
@@ -88,38 +90,52 @@ public final class ProcessStats {
     return descendants;
   }
 
+  /** One thread's CPU so far: its name as the kernel truncates it, and its user and system time. */
+  public record ThreadCpu(String name, double cpuSeconds) {}
+
   /**
-   * The CPU seconds of the process's JIT compiler threads ({@code /proc/<pid>/task/<tid>}, thread
-   * names {@code C1 CompilerThre} and {@code C2 CompilerThre}, as the kernel truncates them). A
-   * compiler thread the JVM retired meanwhile takes its time with it, so this can only understate.
+   * The process's live threads by thread id ({@code /proc/<pid>/task}); empty when it has gone. A
+   * thread that ends while they are read is left out, its time with it.
    */
-  static double jitCpuSeconds(long pid) {
-    long ticks = 0;
-    try (DirectoryStream<Path> threads =
+  public static Map<Long, ThreadCpu> threads(long pid) {
+    Map<Long, ThreadCpu> threads = new HashMap<>();
+    try (DirectoryStream<Path> tasks =
         Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "task"))) {
-      for (Path thread : threads) {
-        ticks += compilerTicks(thread);
+      for (Path task : tasks) {
+        read(task.resolve("stat"))
+            .ifPresent(
+                stat -> {
+                  // The name may hold spaces and parentheses: it runs to the last ')'.
+                  int close = stat.lastIndexOf(')');
+                  String[] fields = stat.substring(close + 2).trim().split(" ");
+                  threads.put(
+                      Long.parseLong(task.getFileName().toString()),
+                      new ThreadCpu(
+                          stat.substring(stat.indexOf('(') + 1, close),
+                          ticksToSeconds(Long.parseLong(fields[11]) + Long.parseLong(fields[12]))));
+                });
       }
     } catch (NoSuchFileException e) {
-      return 0;
+      return Map.of();
     } catch (IOException | DirectoryIteratorException e) {
       if (!Files.isDirectory(Path.of("/proc", Long.toString(pid)))) {
-        return 0; // Gone while its threads were listed.
+        return Map.of(); // Gone while its threads were listed.
       }
       throw new IllegalStateException("cannot list the threads of " + pid, e);
     }
-    return ticks / (double) TICKS_PER_SECOND;
+    return threads;
   }
 
-  /** The thread's user and system ticks if it is a JIT compiler thread, else 0 (or if gone). */
-  private static long compilerTicks(Path thread) {
-    Optional<String> comm = read(thread.resolve("comm"));
-    if (comm.isEmpty() || !COMPILER_THREAD.matcher(comm.get()).lookingAt()) {
-      return 0;
-    }
-    return statFields(thread.resolve("stat"))
-        .map(fields -> Long.parseLong(fields[11]) + Long.parseLong(fields[12]))
-        .orElse(0L);
+  /**
+   * The CPU seconds of the process's JIT compiler threads (names {@code C1 CompilerThre} and {@code
+   * C2 CompilerThre}, as the kernel truncates them). A compiler thread the JVM retired meanwhile
+   * takes its time with it, so this can only understate.
+   */
+  static double jitCpuSeconds(long pid) {
+    return threads(pid).values().stream()
+        .filter(thread -> COMPILER_THREAD.matcher(thread.name()).lookingAt())
+        .mapToDouble(ThreadCpu::cpuSeconds)
+        .sum();
   }
 
   /**

@@ -119,6 +119,34 @@ class ProcessStatsTest {
   }
 
   @Test
+  void shouldReadEachThreadsNameAndCpu() throws InterruptedException {
+    long self = ProcessHandle.current().pid();
+    AtomicBoolean stop = new AtomicBoolean();
+    Thread busy =
+        new Thread(
+            () -> {
+              while (!stop.get()) {
+                Thread.onSpinWait();
+              }
+            },
+            "stats (busy) 1");
+    busy.start();
+    try {
+      // A name with a space and parentheses: read to the last ')' of the stat line.
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  ProcessStats.threads(self).values().stream()
+                      .anyMatch(t -> t.name().equals("stats (busy) 1") && t.cpuSeconds() >= 0.05));
+    } finally {
+      stop.set(true);
+      busy.join();
+    }
+    assertThat(ProcessStats.threads(Long.MAX_VALUE)).as("a process that is gone").isEmpty();
+  }
+
+  @Test
   void shouldReadThisJvmsOwnCpuAndMemory() {
     ProcessStats.Sample self =
         ProcessStats.sample(ProcessHandle.current().pid(), false).orElseThrow();
