@@ -42,11 +42,12 @@ import java.util.stream.Collectors;
  * }
  * }</pre>
  *
- * <p>The command is {@code <this JVM's java> <jvm options> <test options>
- * [-Dlogback.configurationFile=<file>] -cp <class path> [ExitWithParent] <main class> <args>}; the
- * class path defaults to this JVM's, with every entry made absolute. Standard output and error go
- * to the log file. Thread-safe; {@link #close()} stops the process with SIGTERM and kills it if it
- * is still running after its grace ({@link Builder#grace}, {@link #DEFAULT_GRACE} unless set).
+ * <p>The command is {@code <this JVM's java> -Djava.io.tmpdir=<log's directory>/tmp <jvm options>
+ * <test options> [-Dlogback.configurationFile=<file>] -cp <class path> [ExitWithParent] <main
+ * class> <args>}; the class path defaults to this JVM's, with every entry made absolute. Standard
+ * output and error go to the log file. Thread-safe; {@link #close()} stops the process with SIGTERM
+ * and kills it if it is still running after its grace ({@link Builder#grace}, {@link
+ * #DEFAULT_GRACE} unless set).
  *
  * <p>A child does not outlive this JVM: when it exits (normally, or on SIGTERM or SIGINT) while
  * children still run, a shutdown hook stops them as {@link #closeAll(List)} does, each within its
@@ -482,6 +483,10 @@ public final class ChildJvm implements AutoCloseable {
     public List<String> command() {
       List<String> command = new ArrayList<>();
       command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      if (logFile != null) {
+        // First, so the child's own options may name another.
+        command.add("-Djava.io.tmpdir=" + tempDir());
+      }
       command.addAll(jvmOptions);
       command.addAll(testOptions());
       if (logbackConfig != null) {
@@ -499,13 +504,23 @@ public final class ChildJvm implements AutoCloseable {
       return command;
     }
 
+    /**
+     * The child's {@code java.io.tmpdir}: {@code tmp} beside its log, so what a killed child leaves
+     * there stays in the build's directories. Kafka's LZ4 codec unpacks its native library into the
+     * temp directory of every JVM that compresses or reads LZ4 (the broker, the relay, the
+     * consumer) and removes it only at a normal exit: the suite's kill and halt tests left hundreds
+     * of copies in {@code /tmp}.
+     */
+    private Path tempDir() {
+      return logFile.toAbsolutePath().getParent().resolve("tmp");
+    }
+
     /** Starts the child; it runs in this JVM's working directory. */
     public ChildJvm start() throws IOException {
       if (logFile == null) {
         throw new IllegalStateException("a log file is required for child " + name);
       }
-      Path parent = logFile.toAbsolutePath().getParent();
-      Files.createDirectories(parent);
+      Files.createDirectories(tempDir());
       ProcessBuilder builder =
           new ProcessBuilder(command())
               .redirectErrorStream(true)

@@ -134,8 +134,10 @@ class ChildJvmTest {
       assertThat(exit).hasValue(143); // 128 + SIGTERM: the JVM's shutdown hooks ran
       assertThat(child.logText())
           .contains("logback=" + dir.resolve("logback-child.xml").toAbsolutePath())
+          .contains("tmpdir=" + child.logFile().toAbsolutePath().getParent().resolve("tmp"))
           .contains("greeting=hello")
           .contains("stopping");
+      assertThat(child.logFile().toAbsolutePath().getParent().resolve("tmp")).isDirectory();
     }
   }
 

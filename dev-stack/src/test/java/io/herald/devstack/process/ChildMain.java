@@ -36,6 +36,7 @@ public final class ChildMain {
 
   public static void main(String[] args) throws Exception {
     System.out.println("logback=" + System.getProperty("logback.configurationFile"));
+    System.out.println("tmpdir=" + System.getProperty("java.io.tmpdir"));
     System.out.println("greeting=" + System.getenv("CHILD_GREETING"));
     switch (args[0]) {
       case "health" -> {
