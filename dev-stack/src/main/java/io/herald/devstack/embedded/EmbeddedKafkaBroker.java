@@ -291,7 +291,11 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
     command.addAll(membership.jvmOptions());
     command.add("-Xms64m");
     command.add("-XX:+UseSerialGC");
-    command.add("-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));
+    // Its own, inside its directory: the LZ4 codec unpacks its native library there and removes it
+    // only at a normal exit, so a broker the fault tests kill leaves its copy in the run's
+    // directory
+    // (removed with it), not in /tmp (ChildJvm does the same for the other children).
+    command.add("-Djava.io.tmpdir=" + directory.resolve("tmp"));
     command.add("-Djava.awt.headless=true");
     command.addAll(ChildJvm.testOptions());
     command.add("-Dlogback.configurationFile=io/herald/devstack/embedded/kafka-logback.xml");
@@ -388,6 +392,7 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
     properties.putAll(settings());
     try {
       Files.createDirectories(directory.resolve("logs"));
+      Files.createDirectories(directory.resolve("tmp"));
       try (OutputStream out = Files.newOutputStream(configFile)) {
         properties.store(out, "Herald dev stack: embedded Kafka broker");
       }
