@@ -68,15 +68,22 @@ public final class Telemetry implements AutoCloseable {
    * autoconfiguration is off, through java.util.logging on stderr: outside the relay's log format,
    * and before a command's own output. Call it from {@code main}, before anything reads the global.
    */
-  public static void noopGlobal() {
+  public static synchronized void noopGlobal() {
     if (!GlobalOpenTelemetry.isSet()) {
       GlobalOpenTelemetry.set(OpenTelemetry.noop());
+      globalIsOurNoop = true;
     }
   }
 
+  /**
+   * Whether {@link #noopGlobal} set the global, so that {@link #install} does not take it for the
+   * Java agent's and trace through a no-op.
+   */
+  private static volatile boolean globalIsOurNoop;
+
   static Telemetry install(String serviceName, Map<String, String> env, Properties properties) {
     Objects.requireNonNull(serviceName, "serviceName");
-    if (GlobalOpenTelemetry.isSet()) {
+    if (GlobalOpenTelemetry.isSet() && !globalIsOurNoop) {
       log.info("Tracing through the OpenTelemetry installed globally (the Java agent)");
       return new Telemetry(GlobalOpenTelemetry.get(), null);
     }

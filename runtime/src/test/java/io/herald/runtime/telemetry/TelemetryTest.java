@@ -70,6 +70,13 @@ class TelemetryTest {
                   .startSpan()
                   .isRecording())
           .isFalse();
+
+      // Not taken for the agent's: a process that asks for an exporter still gets the SDK.
+      try (Telemetry telemetry =
+          Telemetry.install(
+              "herald-test", Map.of("OTEL_TRACES_EXPORTER", "logging-otlp"), new Properties())) {
+        assertThat(telemetry.installed()).isTrue();
+      }
     } finally {
       GlobalOpenTelemetry.resetForTest();
     }
