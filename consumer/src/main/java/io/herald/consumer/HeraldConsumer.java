@@ -29,10 +29,10 @@ import io.herald.runtime.metrics.Metrics;
 import io.herald.runtime.ops.HealthCheck;
 import io.herald.runtime.ops.OpsServer;
 import io.herald.runtime.process.ProcessLifecycle;
+import io.herald.runtime.telemetry.Telemetry;
 import io.herald.schema.HeraldSchema;
 import io.herald.schema.SchemaMigrator;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.opentelemetry.api.GlobalOpenTelemetry;
 import io.opentelemetry.api.OpenTelemetry;
 import java.net.URI;
 import java.time.Clock;
@@ -209,8 +209,8 @@ public final class HeraldConsumer implements AutoCloseable {
 
   /** Starts a consumer instance (migrating the schema first when configured). */
   public static HeraldConsumer start(ConsumerConfig config) {
-    // The OpenTelemetry Java agent's, when one runs; the API's no-op otherwise.
-    return start(config, GlobalOpenTelemetry.get());
+    // The Java agent's or the embedding application's, when one is set; the API's no-op otherwise.
+    return start(config, Telemetry.globalIfSet());
   }
 
   /**

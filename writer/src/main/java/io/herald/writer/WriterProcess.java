@@ -9,6 +9,7 @@ import io.herald.runtime.metrics.Metrics;
 import io.herald.runtime.ops.HealthCheck;
 import io.herald.runtime.ops.OpsServer;
 import io.herald.runtime.process.ProcessLifecycle;
+import io.herald.runtime.telemetry.Telemetry;
 import io.herald.schema.HeraldSchema;
 import io.herald.schema.SchemaMigrator;
 import io.herald.writer.auth.BearerAuthenticator;
@@ -21,7 +22,6 @@ import io.herald.writer.outbox.OutboxWriter;
 import io.herald.writer.retention.RetentionPurger;
 import io.herald.writer.status.StatusView;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.opentelemetry.api.GlobalOpenTelemetry;
 import io.opentelemetry.api.OpenTelemetry;
 import java.net.URI;
 import java.sql.Connection;
@@ -79,8 +79,8 @@ public final class WriterProcess implements AutoCloseable {
    *     server could not bind; everything started so far is closed again
    */
   public static WriterProcess start(WriterConfig config, Clock clock) {
-    // The OpenTelemetry Java agent's, when one runs; the API's no-op otherwise.
-    return start(config, clock, GlobalOpenTelemetry.get());
+    // The Java agent's or the embedding application's, when one is set; the API's no-op otherwise.
+    return start(config, clock, Telemetry.globalIfSet());
   }
 
   /**

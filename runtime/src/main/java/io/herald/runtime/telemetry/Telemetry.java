@@ -76,6 +76,17 @@ public final class Telemetry implements AutoCloseable {
   }
 
   /**
+   * The global OpenTelemetry if something has set it (the Java agent, or an application that embeds
+   * a writer or consumer and set its own), the API's no-op otherwise, and the global left unset.
+   * {@code GlobalOpenTelemetry.get()} with none set makes the no-op the global, after which the
+   * embedding application's own {@code GlobalOpenTelemetry.set} fails, and with the SDK's
+   * autoconfiguration on the class path prints a notice on stderr.
+   */
+  public static OpenTelemetry globalIfSet() {
+    return GlobalOpenTelemetry.isSet() ? GlobalOpenTelemetry.get() : OpenTelemetry.noop();
+  }
+
+  /**
    * Whether {@link #noopGlobal} set the global, so that {@link #install} does not take it for the
    * Java agent's and trace through a no-op.
    */

@@ -83,6 +83,24 @@ class TelemetryTest {
   }
 
   @Test
+  void shouldLeaveAnUnsetGlobalUnsetForTheApplication() {
+    try {
+      GlobalOpenTelemetry.resetForTest();
+      OpenTelemetry none = Telemetry.globalIfSet();
+      assertThat(none.getTracer("test").spanBuilder("span").startSpan().isRecording()).isFalse();
+      assertThat(GlobalOpenTelemetry.isSet()).as("the global, after asking for it").isFalse();
+
+      OpenTelemetry applications =
+          OpenTelemetry.propagating(
+              ContextPropagators.create(W3CTraceContextPropagator.getInstance()));
+      GlobalOpenTelemetry.set(applications);
+      assertThat(Telemetry.globalIfSet().getPropagators()).isSameAs(applications.getPropagators());
+    } finally {
+      GlobalOpenTelemetry.resetForTest();
+    }
+  }
+
+  @Test
   void shouldRecordNothingWhenTracingIsOff() {
     try (Telemetry telemetry = Telemetry.install("herald-test", Map.of(), new Properties())) {
       assertThat(telemetry.installed()).isFalse();
