@@ -145,7 +145,7 @@ public final class RelayDrainBenchmark {
               target - ROWS + 1,
               Duration.ofMinutes(5));
           long firstEvent = System.nanoTime();
-          Duration cpuAtFirst = cpu(handle);
+          double cpuAtFirst = cpuSeconds(handle);
           Map<Long, ProcessStats.ThreadCpu> threadsAtFirst = ProcessStats.threads(handle.pid());
           MachineTicks boxAtFirst = MachineTicks.now();
           Backlog.awaitRecords(
@@ -154,7 +154,7 @@ public final class RelayDrainBenchmark {
               target,
               Duration.ofMinutes(30));
           long done = System.nanoTime();
-          Duration cpuDrain = cpu(handle).minus(cpuAtFirst);
+          double cpuDrain = cpuSeconds(handle) - cpuAtFirst;
           Map<Long, ProcessStats.ThreadCpu> threadsAtDone = ProcessStats.threads(handle.pid());
           MachineTicks boxAtDone = MachineTicks.now();
           long rssKb = peakRssKb(relay.pid());
@@ -189,7 +189,7 @@ public final class RelayDrainBenchmark {
                   relayRate,
                   (firstEvent - started) / 1e9,
                   relayRate / (ROWS / recv.seconds()),
-                  cpuDrain.toMillis() / 1000.0 / (ROWS / 1_000_000.0),
+                  cpuDrain / (ROWS / 1_000_000.0),
                   busiestPerMillion(threadsAtFirst, threadsAtDone, ROWS),
                   rssKb / 1024,
                   threads,
@@ -286,15 +286,13 @@ public final class RelayDrainBenchmark {
     int warmUpSeconds = 15;
     String vacuum = Backlog.awaitNoAutovacuum(fixture.dataSource());
     int highEvents = 30_000;
-    Duration cpuBeforeHigh = cpu(handle);
+    double cpuBeforeHigh = cpuSeconds(handle);
     MachineTicks boxBeforeHigh = MachineTicks.now();
     LiveLoad.Latencies high =
-        LiveLoad.offer(
-            fixture, 1_000, highEvents, warmUpSeconds, () -> cpu(handle).toNanos() / 1e9);
+        LiveLoad.offer(fixture, 1_000, highEvents, warmUpSeconds, () -> cpuSeconds(handle));
     // B2's goal counts the latencies' window; the whole phase with the warm-up is printed too.
     double countedCpuPer1000 = high.countedCpuSeconds() * 1000 / high.countedEvents();
-    double highCpuPer1000 =
-        cpu(handle).minus(cpuBeforeHigh).toMillis() / 1000.0 / (highEvents / 1000.0);
+    double highCpuPer1000 = (cpuSeconds(handle) - cpuBeforeHigh) / (highEvents / 1000.0);
     // So a tail the host's other guests stretched is read as theirs (session 31).
     double highSteal = MachineTicks.now().stealPercentSince(boxBeforeHigh);
     LiveLoad.Latencies low = LiveLoad.offer(fixture, 20, 400, 0);
@@ -309,11 +307,11 @@ public final class RelayDrainBenchmark {
         Thread.sleep(20_000); // the gap between the two windows
       }
       Map<Long, ProcessStats.ThreadCpu> threadsBefore = ProcessStats.threads(handle.pid());
-      Duration idleCpuStart = cpu(handle);
+      double idleCpuStart = cpuSeconds(handle);
       long idleStart = System.nanoTime();
       Thread.sleep(10_000); // measuring the idle relay's CPU over a fixed window
       long elapsed = System.nanoTime() - idleStart;
-      double idleShare = (cpu(handle).minus(idleCpuStart).toNanos()) / (double) elapsed;
+      double idleShare = (cpuSeconds(handle) - idleCpuStart) * 1e9 / elapsed;
       idle[window] =
           String.format(
               "%.1f%% of a core (busiest threads: %s)",
@@ -393,12 +391,11 @@ public final class RelayDrainBenchmark {
         .collect(Collectors.joining(", "));
   }
 
-  /** The relay's CPU so far; fails rather than read a process whose CPU is unknown as idle. */
-  private static Duration cpu(ProcessHandle handle) {
-    return handle
-        .info()
-        .totalCpuDuration()
-        .orElseThrow(() -> new IllegalStateException("no CPU time for process " + handle.pid()));
+  /** The relay's CPU seconds so far; fails rather than read a process that has gone as idle. */
+  private static double cpuSeconds(ProcessHandle handle) {
+    return ProcessStats.sample(handle.pid(), false)
+        .orElseThrow(() -> new IllegalStateException("process " + handle.pid() + " has gone"))
+        .cpuSeconds();
   }
 
   /** The process's peak resident set in KiB; fails rather than read one that has gone as 0. */
