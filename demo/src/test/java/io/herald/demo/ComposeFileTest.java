@@ -117,6 +117,16 @@ class ComposeFileTest {
   }
 
   @Test
+  void shouldClearEachProcesssTempDirectoryWhenItsContainerRestarts() {
+    for (String process : PROCESSES.keySet()) {
+      assertThat(list(services.get(process).get("tmpfs"))).as(process).containsExactly("/tmp");
+    }
+    // The apache/kafka image's log directory is /tmp/kraft-combined-logs: a tmpfs would lose
+    // every topic at a restart.
+    assertThat(services.get("kafka")).doesNotContainKey("tmpfs");
+  }
+
+  @Test
   void shouldRunEachProcessWithItsOwnDatabaseRole() {
     WriterConfig writer = writer();
     ConsumerConfig consumer = consumer();
