@@ -87,6 +87,7 @@ public final class Backlog {
     try {
       Awaitility.await()
           .atMost(AUTOVACUUM_WAIT)
+          .pollDelay(Duration.ZERO)
           .pollInterval(Duration.ofMillis(500))
           .until(() -> autovacuumWorkers(dataSource) == 0);
       return String.format(

@@ -22,6 +22,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.HdrHistogram.Histogram;
 
@@ -201,7 +202,8 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
     // The dev stack's broker, a child of this JVM; a broker elsewhere reads NaN.
     Optional<Long> kafka = ProcessGroup.kafka();
     Map<String, List<Round>> results = new LinkedHashMap<>();
-    List<String> vacuumWaits = new ArrayList<>();
+    // Per side, in round order.
+    Map<String, List<String>> vacuumWaits = new LinkedHashMap<>();
     String settled = "";
     int run = 0;
     for (int round = 1; round <= rounds; round++) {
@@ -258,7 +260,9 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
         String slot = context.slot() + "_" + ++run;
         Backlog.createSlot(db, slot);
         try (Running running = start(side, fixture, slot)) {
-          vacuumWaits.add(side + " " + awaitStreaming(fixture, db));
+          vacuumWaits
+              .computeIfAbsent(side, s -> new ArrayList<>())
+              .add(awaitStreaming(fixture, db));
           Settling own =
               settle(
                   bench,
@@ -385,6 +389,17 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
     return Backlog.awaitNoAutovacuum(db);
   }
 
+  /** The autovacuum waits once if every phase's was the same, else per side in round order. */
+  private static String vacuumWaits(Map<String, List<String>> bySide) {
+    List<String> distinct = bySide.values().stream().flatMap(List::stream).distinct().toList();
+    if (distinct.size() == 1) {
+      return "in every phase, " + distinct.get(0);
+    }
+    return bySide.entrySet().stream()
+        .map(e -> e.getKey() + ": " + String.join(", ", e.getValue()))
+        .collect(Collectors.joining("; "));
+  }
+
   /** The process's CPU seconds so far, or only its JIT compiler threads'; NaN without one. */
   private static double cpuSeconds(Optional<Long> pid, boolean jitOnly) {
     return pid.map(RelayServerLimitBenchmark::sample)
@@ -410,7 +425,7 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
       Bench bench,
       List<String> sides,
       Map<String, List<Round>> results,
-      List<String> vacuumWaits,
+      Map<String, List<String>> vacuumWaits,
       int rows,
       int rounds,
       int warmUpRows,
@@ -576,8 +591,8 @@ public final class ConnectBesideRelayBenchmark implements Scenario {
             + ".");
     notes.add(
         "Before each live phase, once the side streamed, PostgreSQL's autovacuum of the round's"
-            + " backlog was waited out, in round order: "
-            + String.join("; ", vacuumWaits)
+            + " backlog was waited out: "
+            + vacuumWaits(vacuumWaits)
             + ".");
     notes.add(
         "Connect standalone cannot run exactly-once source tasks (distributed mode only): it"
