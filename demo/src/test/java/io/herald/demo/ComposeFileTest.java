@@ -121,8 +121,8 @@ class ComposeFileTest {
     for (String process : PROCESSES.keySet()) {
       assertThat(list(services.get(process).get("tmpfs"))).as(process).containsExactly("/tmp");
     }
-    // The apache/kafka image's log directory is /tmp/kraft-combined-logs: a tmpfs would lose
-    // every topic at a restart.
+    // The apache/kafka image keeps its log directory under /tmp (no KAFKA_LOG_DIRS is set): a
+    // tmpfs there would lose every topic at a restart.
     assertThat(services.get("kafka")).doesNotContainKey("tmpfs");
   }
 

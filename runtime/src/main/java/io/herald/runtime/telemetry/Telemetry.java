@@ -76,6 +76,12 @@ public final class Telemetry implements AutoCloseable {
   }
 
   /**
+   * Whether {@link #noopGlobal} set the global, so that {@link #install} does not take it for the
+   * Java agent's and trace through a no-op.
+   */
+  private static volatile boolean globalIsOurNoop;
+
+  /**
    * The global OpenTelemetry if something has set it (the Java agent, or an application that embeds
    * a writer or consumer and set its own), the API's no-op otherwise, and the global left unset.
    * {@code GlobalOpenTelemetry.get()} with none set makes the no-op the global, after which the
@@ -85,12 +91,6 @@ public final class Telemetry implements AutoCloseable {
   public static OpenTelemetry globalIfSet() {
     return GlobalOpenTelemetry.isSet() ? GlobalOpenTelemetry.get() : OpenTelemetry.noop();
   }
-
-  /**
-   * Whether {@link #noopGlobal} set the global, so that {@link #install} does not take it for the
-   * Java agent's and trace through a no-op.
-   */
-  private static volatile boolean globalIsOurNoop;
 
   static Telemetry install(String serviceName, Map<String, String> env, Properties properties) {
     Objects.requireNonNull(serviceName, "serviceName");
