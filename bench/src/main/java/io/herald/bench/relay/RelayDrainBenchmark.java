@@ -157,7 +157,7 @@ public final class RelayDrainBenchmark {
           double cpuDrain = cpuSeconds(handle) - cpuAtFirst;
           Map<Long, ProcessStats.ThreadCpu> threadsAtDone = ProcessStats.threads(handle.pid());
           MachineTicks boxAtDone = MachineTicks.now();
-          long rssKb = peakRssKb(relay.pid());
+          long rssKb = RelayServerLimitBenchmark.sample(relay.pid()).peakRssBytes() / 1024;
           long threads = threadsAtDone.size();
           double batches = relay.metric("herald_relay_batch_size_count");
           double batchRecords = relay.metric("herald_relay_batch_size_sum");
@@ -212,7 +212,9 @@ public final class RelayDrainBenchmark {
                 report,
                 String.format(
                     "round %d %s: peak RSS after latency %d MiB",
-                    round, variant.name(), peakRssKb(relay.pid()) / 1024));
+                    round,
+                    variant.name(),
+                    RelayServerLimitBenchmark.sample(relay.pid()).peakRssBytes() / (1024 * 1024)));
           }
           if (variant.jvm().stream().anyMatch(o -> o.startsWith("-XX:NativeMemoryTracking"))) {
             report(report, "round " + round + " " + variant.name() + ": " + nmt(relay));
@@ -393,17 +395,7 @@ public final class RelayDrainBenchmark {
 
   /** The relay's CPU seconds so far; fails rather than read a process that has gone as idle. */
   private static double cpuSeconds(ProcessHandle handle) {
-    return ProcessStats.sample(handle.pid(), false)
-        .orElseThrow(() -> new IllegalStateException("process " + handle.pid() + " has gone"))
-        .cpuSeconds();
-  }
-
-  /** The process's peak resident set in KiB; fails rather than read one that has gone as 0. */
-  private static long peakRssKb(long pid) {
-    return ProcessStats.sample(pid, false)
-            .orElseThrow(() -> new IllegalStateException("process " + pid + " has gone"))
-            .peakRssBytes()
-        / 1024;
+    return RelayServerLimitBenchmark.sample(handle.pid()).cpuSeconds();
   }
 
   private static long ms(long startNanos) {

@@ -293,8 +293,7 @@ final class EmbeddedKafkaBroker implements KafkaBroker {
     command.add("-XX:+UseSerialGC");
     // Its own, inside its directory: the LZ4 codec unpacks its native library there and removes it
     // only at a normal exit, so a broker the fault tests kill leaves its copy in the run's
-    // directory
-    // (removed with it), not in /tmp (ChildJvm does the same for the other children).
+    // directory (removed with it), not in /tmp (ChildJvm does the same for the other children).
     command.add("-Djava.io.tmpdir=" + directory.resolve("tmp"));
     command.add("-Djava.awt.headless=true");
     command.addAll(ChildJvm.testOptions());
