@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashSet;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -20,6 +21,12 @@ import java.util.concurrent.ThreadLocalRandom;
  * is answered by someone else. Below the range only listeners compete, and a listener's port is
  * taken at random among thousands. Where the range starts too low to leave room, the kernel picks
  * (port 0).
+ *
+ * <p>A port is handed out once per JVM. Being free now says nothing of a port handed out a moment
+ * ago whose server has not bound it yet, or has stopped to start again on it: two random picks
+ * among twenty thousand meet often enough over a suite's hundreds of pipelines, and a fault run
+ * once gave a writer and a consumer the same port, so the consumer could not start while the writer
+ * answered its health checks. Thread-safe.
  */
 public final class FreePort {
 
@@ -27,6 +34,9 @@ public final class FreePort {
   private static final int MIN_ROOM = 2_000;
   private static final int TRIES = 200;
   private static final Path RANGE = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
+
+  /** Every port this JVM has handed out: none is handed out twice. */
+  private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
 
   private FreePort() {}
 
@@ -39,22 +49,32 @@ public final class FreePort {
     return ports.stream().mapToInt(Integer::intValue).toArray();
   }
 
-  /** One port, free now. */
+  /** One port, free now and not handed out before by this JVM. */
   public static int find() {
     int ephemeralStart = ephemeralStart();
     if (ephemeralStart - LOWEST >= MIN_ROOM) {
       for (int i = 0; i < TRIES; i++) {
         int candidate = ThreadLocalRandom.current().nextInt(LOWEST, ephemeralStart);
-        if (bindable(candidate)) {
+        if (!HANDED_OUT.contains(candidate) && bindable(candidate) && HANDED_OUT.add(candidate)) {
           return candidate;
         }
       }
     }
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException("no free TCP port on the loopback interface", e);
+    for (int i = 0; i < TRIES; i++) {
+      int picked;
+      try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+        picked = socket.getLocalPort();
+      } catch (IOException e) {
+        throw new UncheckedIOException("no free TCP port on the loopback interface", e);
+      }
+      if (HANDED_OUT.add(picked)) {
+        return picked;
+      }
     }
+    throw new IllegalStateException(
+        "no TCP port on the loopback interface that this JVM has not handed out already ("
+            + HANDED_OUT.size()
+            + " handed out)");
   }
 
   private static boolean bindable(int port) {

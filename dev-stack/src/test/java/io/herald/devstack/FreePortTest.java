@@ -8,6 +8,8 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.util.HashSet;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class FreePortTest {
@@ -34,5 +36,18 @@ class FreePortTest {
         assertThat(server.getLocalPort()).isEqualTo(port);
       }
     }
+  }
+
+  @Test
+  void shouldNeverHandOutAPortTwiceThoughEachIsFreeAgainOnceFound() {
+    // Nothing binds these: each is as free after it is found as before, which is how a writer and
+    // a consumer once got the same port. A thousand random picks among the twenty thousand below
+    // the ephemeral range would repeat some twenty times.
+    Set<Integer> ports = new HashSet<>();
+    for (int i = 0; i < 1_000; i++) {
+      ports.add(FreePort.find());
+    }
+
+    assertThat(ports).hasSize(1_000);
   }
 }
