@@ -6,10 +6,10 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.IntStream;
 
 /**
  * Finds a TCP port of the loopback interface that is free now, for a server to bind a moment later.
@@ -40,13 +40,9 @@ public final class FreePort {
 
   private FreePort() {}
 
-  /** {@code count} different ports, each free now. */
+  /** {@code count} ports, each free now; different, as every port {@link #find()} hands out is. */
   public static int[] distinct(int count) {
-    Set<Integer> ports = new LinkedHashSet<>();
-    while (ports.size() < count) {
-      ports.add(find());
-    }
-    return ports.stream().mapToInt(Integer::intValue).toArray();
+    return IntStream.range(0, count).map(i -> find()).toArray();
   }
 
   /** One port, free now and not handed out before by this JVM. */
