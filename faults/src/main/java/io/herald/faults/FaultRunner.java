@@ -8,6 +8,7 @@ import io.herald.demo.Showcase;
 import io.herald.devstack.KafkaBroker;
 import io.herald.devstack.ShippedConfig;
 import io.herald.devstack.StackContext;
+import io.herald.devstack.process.ChildJvm;
 import io.herald.devstack.process.HeraldCommandLine;
 import io.herald.devstack.simulator.Article;
 import io.herald.devstack.simulator.DestinationSimulator;
@@ -25,6 +26,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
@@ -37,7 +39,8 @@ import javax.sql.DataSource;
  * workload at a steady rate while the fault lands at seeded random moments, heals, waits for
  * quiescence, lets an operator settle what needs one, and checks the invariants with {@link
  * Checker} and {@code herald audit}. Each round prints its figures; a round that cannot reach
- * quiescence ends the run with its failure named.
+ * quiescence, or in which one of the processes exits without its fault class having restarted it,
+ * ends the run with its failure named.
  */
 final class FaultRunner {
 
@@ -57,6 +60,7 @@ final class FaultRunner {
   private static final int CLIENTS = 4;
   private static final int MIN_GAP_MILLIS = 1000;
   private static final int MAX_GAP_MILLIS = 3000;
+  private static final int LOG_LINES_SHOWN = 15;
 
   /**
    * Deliveries whose outcome the consumer did not know at some point: an attempt that ended
@@ -175,6 +179,19 @@ final class FaultRunner {
           fault.id(), round, seed, settings.intents(), repeats.size());
 
       SteadyLoad load = new SteadyLoad(pipeline.writerUri(), requests, CLIENTS, settings.spread());
+      try {
+        return play(report, load, prefix, random);
+      } catch (ProcessExited exited) {
+        return report.failed(exited.getMessage());
+      } finally {
+        load.stop();
+      }
+    }
+
+    /** The round itself, from the load's start; returns its report or throws on an exit. */
+    private RoundReport play(
+        RoundReport.Builder report, SteadyLoad load, String prefix, Random random)
+        throws Exception {
       Instant loadStart = Instant.now();
       load.start();
       long healed;
@@ -184,6 +201,7 @@ final class FaultRunner {
         healed = System.nanoTime();
         out.println("  " + fault.id() + " fault " + (report.faults().size() + 1) + ": " + injected);
         report.fault(injected);
+        requireAllRunning();
       } while (!load.allSent());
       List<SteadyLoad.Answer> answers = load.await(settings.settleTimeout());
       report.unexpectedAnswers(load.unexpected());
@@ -235,7 +253,7 @@ final class FaultRunner {
               remoteArticles(),
               NEITHER));
       HeraldCommandLine.Result audit = audit();
-      report.audit(audit.exitCode(), lastLine(audit.out()));
+      report.audit(audit.exitCode(), lastLines(audit.out(), 1));
       if (audit.exitCode() != 0) {
         out.print(audit.out());
         out.print(audit.err());
@@ -247,6 +265,7 @@ final class FaultRunner {
         Predicate<Observations.Progress> done, String prefix, long since) throws Exception {
       long deadline = since + settings.settleTimeout().toNanos();
       while (System.nanoTime() < deadline) {
+        requireAllRunning();
         Observations.Progress progress = observations.progress(prefix);
         if (done.test(progress)) {
           return Optional.of(progress);
@@ -255,6 +274,19 @@ final class FaultRunner {
         Thread.sleep(250);
       }
       return Optional.empty();
+    }
+
+    /**
+     * Fails the round at once when a process has exited: each fault class restarts what it ends
+     * before its {@code inject} returns, so a process found dead died on its own (at start, or of a
+     * defect), and waiting out the settle timeout for it would only hide why.
+     */
+    private void requireAllRunning() throws InterruptedException, ProcessExited {
+      for (ChildJvm process : pipeline.processes()) {
+        if (!process.isAlive()) {
+          throw new ProcessExited(process, process.awaitExit(Duration.ZERO));
+        }
+      }
     }
 
     private int uncertainItems(String prefix) throws SQLException {
@@ -348,9 +380,21 @@ final class FaultRunner {
     }
   }
 
-  private static String lastLine(String text) {
-    String[] lines = text.strip().split("\\R");
-    return lines[lines.length - 1];
+  /** One of the pipeline's processes ended during a round without its fault class restarting it. */
+  private static final class ProcessExited extends Exception {
+    ProcessExited(ChildJvm process, OptionalInt exitCode) {
+      super(
+          process
+              + " exited"
+              + (exitCode.isPresent() ? " with code " + exitCode.getAsInt() : "")
+              + " and was not restarted; the last lines of its log:\n"
+              + lastLines(process.logText(), LOG_LINES_SHOWN).indent(4).stripTrailing());
+    }
+  }
+
+  private static String lastLines(String text, int count) {
+    List<String> lines = text.strip().lines().toList();
+    return String.join("\n", lines.subList(Math.max(0, lines.size() - count), lines.size()));
   }
 
   /** The checkout's shipped files: connect-config/ in the first directory above that has one. */

@@ -111,6 +111,19 @@ final class SteadyLoad {
   }
 
   /**
+   * Stops sending: requests not yet sent are dropped and those in flight interrupted. For a round
+   * that ends before its load (a process died); after {@link #await} there is nothing left to stop.
+   */
+  void stop() {
+    if (pacer != null) {
+      pacer.interrupt();
+    }
+    if (pool != null) {
+      pool.shutdownNow();
+    }
+  }
+
+  /**
    * Answers no right request could get: a 409 for the same content, a 200 for other content, or a
    * second 201 for one intent.
    */
