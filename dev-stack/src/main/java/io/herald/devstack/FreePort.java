@@ -4,8 +4,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.channels.FileChannel;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
@@ -26,7 +29,14 @@ import java.util.stream.IntStream;
  * ago whose server has not bound it yet, or has stopped to start again on it: two random picks
  * among twenty thousand meet often enough over a suite's hundreds of pipelines, and a fault run
  * once gave a writer and a consumer the same port, so the consumer could not start while the writer
- * answered its health checks. Thread-safe.
+ * answered its health checks.
+ *
+ * <p>And a port is handed out once among the JVMs of one user on the machine: the build runs two
+ * modules at a time, each test JVM with its own pipelines and stack, and a port one JVM has found
+ * looks just as free to the other until its server binds it, or while that server is down to be
+ * restarted on it. Each JVM claims its ports as byte-range locks on one file ({@code
+ * /tmp/herald-free-ports-<user>.lock}, offset = port), which the kernel drops when the JVM exits,
+ * however it ends, so no claim outlives its JVM. Thread-safe.
  */
 public final class FreePort {
 
@@ -37,6 +47,14 @@ public final class FreePort {
 
   /** Every port this JVM has handed out: none is handed out twice. */
   private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
+
+  /** The file whose byte {@code port} a JVM locks for each port it hands out. */
+  static final Path CLAIMS =
+      Path.of(
+          Files.isDirectory(Path.of("/tmp")) ? "/tmp" : System.getProperty("java.io.tmpdir"),
+          "herald-free-ports-" + System.getProperty("user.name") + ".lock");
+
+  private static final FileChannel CLAIMED = openClaims();
 
   private FreePort() {}
 
@@ -51,7 +69,10 @@ public final class FreePort {
     if (ephemeralStart - LOWEST >= MIN_ROOM) {
       for (int i = 0; i < TRIES; i++) {
         int candidate = ThreadLocalRandom.current().nextInt(LOWEST, ephemeralStart);
-        if (!HANDED_OUT.contains(candidate) && bindable(candidate) && HANDED_OUT.add(candidate)) {
+        if (!HANDED_OUT.contains(candidate)
+            && bindable(candidate)
+            && HANDED_OUT.add(candidate)
+            && claim(candidate)) {
           return candidate;
         }
       }
@@ -63,7 +84,7 @@ public final class FreePort {
       } catch (IOException e) {
         throw new UncheckedIOException("no free TCP port on the loopback interface", e);
       }
-      if (HANDED_OUT.add(picked)) {
+      if (HANDED_OUT.add(picked) && claim(picked)) {
         return picked;
       }
     }
@@ -71,6 +92,31 @@ public final class FreePort {
         "no TCP port on the loopback interface that this JVM has not handed out already ("
             + HANDED_OUT.size()
             + " handed out)");
+  }
+
+  /**
+   * Claims {@code port} for this JVM among the user's JVMs; false if another holds it (it stays in
+   * this JVM's handed-out set all the same: the other JVM's server will have it).
+   */
+  static boolean claim(int port) {
+    try {
+      return CLAIMED.tryLock(port, 1, false) != null;
+    } catch (OverlappingFileLockException e) {
+      // This JVM holds it already; find() never asks twice, so only a direct caller gets here.
+      return false;
+    } catch (IOException e) {
+      throw new UncheckedIOException("claiming port " + port + " in " + CLAIMS + " failed", e);
+    }
+  }
+
+  private static FileChannel openClaims() {
+    try {
+      // Never closed: closing the channel would drop every claim of this JVM.
+      return FileChannel.open(
+          CLAIMS, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot open the port claims file " + CLAIMS, e);
+    }
   }
 
   private static boolean bindable(int port) {
