@@ -373,8 +373,13 @@ public final class TcpProxy implements AutoCloseable {
         upstream.setTcpNoDelay(true);
         client.setTcpNoDelay(true);
       } catch (IOException e) {
+        // Expected while the target is down (a stopped primary, a killed broker), one per
+        // connection the client tries: the cause in a line, not a stack trace each time.
         LOG.warn(
-            "proxy {}: connecting to {} failed; closing the client's connection", name, target, e);
+            "proxy {}: connecting to {} failed ({}); closing the client's connection",
+            name,
+            target,
+            e.toString());
         abort();
         return;
       } catch (InterruptedException e) {
