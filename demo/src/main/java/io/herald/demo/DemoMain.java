@@ -119,7 +119,7 @@ public final class DemoMain {
     System.out.println();
     Scenario.Outcome outcome =
         new Scenario(
-                pipeline.writerUri(),
+                pipeline,
                 simulator,
                 stack.kafka().bootstrapServers(),
                 Topics.DELIVERY_EVENTS,
@@ -136,10 +136,9 @@ public final class DemoMain {
     database.setPassword(stack.postgres().password());
     Showcase.Result showcase =
         new Showcase(
-                pipeline.writerUri(),
+                pipeline,
                 simulator,
                 database,
-                pipeline.cliEnv(),
                 settings.configDir().toAbsolutePath(),
                 home.resolve("herald-runs"),
                 System.out)

@@ -278,6 +278,15 @@ public final class Pipeline implements AutoCloseable {
     return List.copyOf(processes);
   }
 
+  /**
+   * Throws {@link ChildJvm.Exited} for the first process found exited (its name, exit code and the
+   * end of its log): callers waiting on the pipeline's work call it as they poll, so that a process
+   * that died at start or of a defect ends the wait at once instead of at its timeout.
+   */
+  public void requireAllRunning() {
+    processes().forEach(ChildJvm::requireAlive);
+  }
+
   /** The current process named {@code name} (writer, relay or consumer). */
   public synchronized ChildJvm process(String name) {
     return processes.stream()

@@ -78,6 +78,7 @@ final class Scenario {
   static final int EXPECTED_ARTICLES = 3;
 
   private final HttpClient http = HttpClient.newHttpClient();
+  private final Pipeline pipeline;
   private final URI writer;
   private final DestinationSimulator simulator;
   private final String bootstrapServers;
@@ -85,12 +86,13 @@ final class Scenario {
   private final PrintStream out;
 
   Scenario(
-      URI writer,
+      Pipeline pipeline,
       DestinationSimulator simulator,
       String bootstrapServers,
       String deliveryTopic,
       PrintStream out) {
-    this.writer = writer;
+    this.pipeline = pipeline;
+    this.writer = pipeline.writerUri();
     this.simulator = simulator;
     this.bootstrapServers = bootstrapServers;
     this.deliveryTopic = deliveryTopic;
@@ -158,6 +160,7 @@ final class Scenario {
     Instant deadline = Instant.now().plus(timeout);
     JsonNode job = Json.mapper().createObjectNode();
     while (Instant.now().isBefore(deadline)) {
+      pipeline.requireAllRunning();
       HttpRequest request =
           HttpRequest.newBuilder(writer.resolve("/v1/publications/" + jobId))
               .header("Authorization", "Bearer " + TOKEN)
@@ -194,6 +197,7 @@ final class Scenario {
       consumer.assign(partitions);
       consumer.seekToBeginning(partitions);
       while (published.size() < expected && Instant.now().isBefore(deadline)) {
+        pipeline.requireAllRunning();
         for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(500))) {
           JsonNode event = Json.mapper().readTree(record.value());
           if (EventTypes.PUBLICATION_PUBLISHED.equals(eventType(record, event))) {

@@ -86,6 +86,7 @@ public final class Showcase {
 
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final Pipeline pipeline;
   private final URI writer;
   private final DestinationSimulator simulator;
   private final DataSource database;
@@ -95,17 +96,17 @@ public final class Showcase {
   private final HeraldCommandLine herald;
 
   Showcase(
-      URI writer,
+      Pipeline pipeline,
       DestinationSimulator simulator,
       DataSource database,
-      Map<String, String> cliEnv,
       Path configDir,
       Path outputDir,
       PrintStream out) {
-    this.writer = writer;
+    this.pipeline = pipeline;
+    this.writer = pipeline.writerUri();
     this.simulator = simulator;
     this.database = database;
-    this.cliEnv = cliEnv;
+    this.cliEnv = pipeline.cliEnv();
     this.configDir = configDir;
     this.out = out;
     this.herald = new HeraldCommandLine(outputDir, Duration.ofMinutes(3));
@@ -428,6 +429,8 @@ public final class Showcase {
         throws Exception {
       live = true;
       while (true) {
+        // A process that exited ends the wait now, named, rather than at the deadline.
+        pipeline.requireAllRunning();
         Counts c = counts();
         last = c;
         if (done.test(c)) {

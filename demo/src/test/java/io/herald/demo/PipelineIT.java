@@ -47,7 +47,7 @@ class PipelineIT {
       try (Pipeline pipeline = Pipeline.start(settings)) {
         outcome =
             new Scenario(
-                    pipeline.writerUri(),
+                    pipeline,
                     simulator,
                     stack.bootstrapServers(),
                     settings.deliveryTopic(),

@@ -29,10 +29,9 @@ class ShowcaseIT {
       try (Pipeline pipeline = Pipeline.start(settings, Showcase.OVERRIDES)) {
         result =
             new Showcase(
-                    pipeline.writerUri(),
+                    pipeline,
                     simulator,
                     stack.dataSource(),
-                    pipeline.cliEnv(),
                     settings.configDir(),
                     Path.of("target", "showcase-it"),
                     System.out)

@@ -26,7 +26,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
@@ -60,7 +59,6 @@ final class FaultRunner {
   private static final int CLIENTS = 4;
   private static final int MIN_GAP_MILLIS = 1000;
   private static final int MAX_GAP_MILLIS = 3000;
-  private static final int LOG_LINES_SHOWN = 15;
 
   /**
    * Deliveries whose outcome the consumer did not know at some point: an attempt that ended
@@ -181,8 +179,9 @@ final class FaultRunner {
       SteadyLoad load = new SteadyLoad(pipeline.writerUri(), requests, CLIENTS, settings.spread());
       try {
         return play(report, load, prefix, random);
-      } catch (ProcessExited exited) {
-        return report.failed(exited.getMessage());
+      } catch (ChildJvm.Exited exited) {
+        // Each class restarts what it ends before its inject returns: this one died on its own.
+        return report.failed(exited.getMessage() + "\n  (not restarted by " + fault.id() + ")");
       } finally {
         load.stop();
       }
@@ -201,7 +200,7 @@ final class FaultRunner {
         healed = System.nanoTime();
         out.println("  " + fault.id() + " fault " + (report.faults().size() + 1) + ": " + injected);
         report.fault(injected);
-        requireAllRunning();
+        pipeline.requireAllRunning();
       } while (!load.allSent());
       List<SteadyLoad.Answer> answers = load.await(settings.settleTimeout());
       report.unexpectedAnswers(load.unexpected());
@@ -253,7 +252,7 @@ final class FaultRunner {
               remoteArticles(),
               NEITHER));
       HeraldCommandLine.Result audit = audit();
-      report.audit(audit.exitCode(), lastLines(audit.out(), 1));
+      report.audit(audit.exitCode(), lastLine(audit.out()));
       if (audit.exitCode() != 0) {
         out.print(audit.out());
         out.print(audit.err());
@@ -265,7 +264,8 @@ final class FaultRunner {
         Predicate<Observations.Progress> done, String prefix, long since) throws Exception {
       long deadline = since + settings.settleTimeout().toNanos();
       while (System.nanoTime() < deadline) {
-        requireAllRunning();
+        // A dead process fails the round at once; its timeout would only hide why.
+        pipeline.requireAllRunning();
         Observations.Progress progress = observations.progress(prefix);
         if (done.test(progress)) {
           return Optional.of(progress);
@@ -274,19 +274,6 @@ final class FaultRunner {
         Thread.sleep(250);
       }
       return Optional.empty();
-    }
-
-    /**
-     * Fails the round at once when a process has exited: each fault class restarts what it ends
-     * before its {@code inject} returns, so a process found dead died on its own (at start, or of a
-     * defect), and waiting out the settle timeout for it would only hide why.
-     */
-    private void requireAllRunning() throws InterruptedException, ProcessExited {
-      for (ChildJvm process : pipeline.processes()) {
-        if (!process.isAlive()) {
-          throw new ProcessExited(process, process.awaitExit(Duration.ZERO));
-        }
-      }
     }
 
     private int uncertainItems(String prefix) throws SQLException {
@@ -380,21 +367,9 @@ final class FaultRunner {
     }
   }
 
-  /** One of the pipeline's processes ended during a round without its fault class restarting it. */
-  private static final class ProcessExited extends Exception {
-    ProcessExited(ChildJvm process, OptionalInt exitCode) {
-      super(
-          process
-              + " exited"
-              + (exitCode.isPresent() ? " with code " + exitCode.getAsInt() : "")
-              + " and was not restarted; the last lines of its log:\n"
-              + lastLines(process.logText(), LOG_LINES_SHOWN).indent(4).stripTrailing());
-    }
-  }
-
-  private static String lastLines(String text, int count) {
-    List<String> lines = text.strip().lines().toList();
-    return String.join("\n", lines.subList(Math.max(0, lines.size() - count), lines.size()));
+  private static String lastLine(String text) {
+    String[] lines = text.strip().split("\\R");
+    return lines[lines.length - 1];
   }
 
   /** The checkout's shipped files: connect-config/ in the first directory above that has one. */

@@ -256,6 +256,37 @@ public final class ChildJvm implements AutoCloseable {
     return process.isAlive();
   }
 
+  /**
+   * Throws {@link Exited} if the child has exited: for callers that wait on its work and would
+   * otherwise wait out their timeout for a process that can no longer do it.
+   */
+  public void requireAlive() {
+    if (!process.isAlive()) {
+      throw new Exited(this, process.exitValue());
+    }
+  }
+
+  /** A child found exited where it should run: its name, exit code and the end of its log. */
+  public static final class Exited extends IllegalStateException {
+
+    private static final int LOG_LINES_SHOWN = 15;
+
+    private Exited(ChildJvm child, int exitCode) {
+      super(
+          child
+              + " has exited with code "
+              + exitCode
+              + "; the last lines of its log:\n"
+              + lastLines(child.logText()).indent(4).stripTrailing());
+    }
+
+    private static String lastLines(String text) {
+      List<String> lines = text.strip().lines().toList();
+      return String.join(
+          "\n", lines.subList(Math.max(0, lines.size() - LOG_LINES_SHOWN), lines.size()));
+    }
+  }
+
   /** The file the child's standard output and error go to. */
   public Path logFile() {
     return log;

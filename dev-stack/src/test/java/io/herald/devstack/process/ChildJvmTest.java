@@ -313,6 +313,25 @@ class ChildJvmTest {
     }
   }
 
+  @Test
+  void shouldRequireAliveQuietlyWhileTheChildRunsAndThenNameItsExitCodeAndTheEndOfItsLog()
+      throws Exception {
+    int port = freePort();
+    try (ChildJvm child =
+        start("health", Integer.toString(port)).env(Map.of("CHILD_GREETING", "hi")).start()) {
+      child.awaitHealthy(URI.create("http://127.0.0.1:" + port + "/health"), Duration.ofMinutes(1));
+      child.requireAlive();
+
+      child.kill();
+
+      assertThatThrownBy(child::requireAlive)
+          .isInstanceOf(ChildJvm.Exited.class)
+          .hasMessageStartingWith(child + " has exited with code 137")
+          .hasMessageContaining("the last lines of its log:\n")
+          .hasMessageContaining("    greeting=hi");
+    }
+  }
+
   private ChildJvm.Builder start(String... args) {
     return named("child", args);
   }
