@@ -16,7 +16,6 @@ import java.util.Deque;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
-import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * {@code ./demo.sh}: the whole pipeline on this machine with no Docker. PostgreSQL and Kafka start
@@ -118,30 +117,14 @@ public final class DemoMain {
             + " herald_consumer (migrations: herald_migrator)");
     System.out.println();
     Scenario.Outcome outcome =
-        new Scenario(
-                pipeline,
-                simulator,
-                stack.kafka().bootstrapServers(),
-                Topics.DELIVERY_EVENTS,
-                System.out)
-            .run(Duration.ofSeconds(90));
+        new Scenario(pipeline, simulator, System.out).run(Duration.ofSeconds(90));
     boolean scenarioOk =
         outcome.articles().size() == Scenario.EXPECTED_ARTICLES
             && outcome.articlesPerReference().values().stream().allMatch(n -> n == 1)
             && "PUBLISHED".equals(outcome.firstJob().path("status").asText());
     System.out.println();
-    PGSimpleDataSource database = new PGSimpleDataSource();
-    database.setUrl(stack.postgres().jdbcUrl(DATABASE));
-    database.setUser(stack.postgres().user());
-    database.setPassword(stack.postgres().password());
     Showcase.Result showcase =
-        new Showcase(
-                pipeline,
-                simulator,
-                database,
-                settings.configDir().toAbsolutePath(),
-                home.resolve("herald-runs"),
-                System.out)
+        new Showcase(pipeline, simulator, home.resolve("herald-runs"), System.out)
             .run(intents, Duration.ofMinutes(3));
     boolean ok = scenarioOk && showcase.ok();
     System.out.println();

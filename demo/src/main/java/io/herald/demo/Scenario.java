@@ -85,17 +85,12 @@ final class Scenario {
   private final String deliveryTopic;
   private final PrintStream out;
 
-  Scenario(
-      Pipeline pipeline,
-      DestinationSimulator simulator,
-      String bootstrapServers,
-      String deliveryTopic,
-      PrintStream out) {
+  Scenario(Pipeline pipeline, DestinationSimulator simulator, PrintStream out) {
     this.pipeline = pipeline;
     this.writer = pipeline.writerUri();
     this.simulator = simulator;
-    this.bootstrapServers = bootstrapServers;
-    this.deliveryTopic = deliveryTopic;
+    this.bootstrapServers = pipeline.settings().bootstrapServers();
+    this.deliveryTopic = pipeline.settings().deliveryTopic();
     this.out = out;
   }
 

@@ -95,19 +95,14 @@ public final class Showcase {
   private final PrintStream out;
   private final HeraldCommandLine herald;
 
-  Showcase(
-      Pipeline pipeline,
-      DestinationSimulator simulator,
-      DataSource database,
-      Path configDir,
-      Path outputDir,
-      PrintStream out) {
+  Showcase(Pipeline pipeline, DestinationSimulator simulator, Path outputDir, PrintStream out) {
     this.pipeline = pipeline;
     this.writer = pipeline.writerUri();
     this.simulator = simulator;
-    this.database = database;
+    this.database = pipeline.settings().postgres().dataSource(pipeline.settings().database());
     this.cliEnv = pipeline.cliEnv();
-    this.configDir = configDir;
+    // Absolute: the herald command runs in a directory of its own.
+    this.configDir = pipeline.settings().configDir().toAbsolutePath();
     this.out = out;
     this.herald = new HeraldCommandLine(outputDir, Duration.ofMinutes(3));
   }

@@ -45,14 +45,7 @@ class PipelineIT {
 
       Scenario.Outcome outcome;
       try (Pipeline pipeline = Pipeline.start(settings)) {
-        outcome =
-            new Scenario(
-                    pipeline,
-                    simulator,
-                    stack.bootstrapServers(),
-                    settings.deliveryTopic(),
-                    System.out)
-                .run(Duration.ofSeconds(90));
+        outcome = new Scenario(pipeline, simulator, System.out).run(Duration.ofSeconds(90));
         awaitEachProcessConnectedWithItsOwnRole(stack);
         // The DLQ counter registers with its first record: plant one so the scrape has it.
         deadLetterOne(stack.bootstrapServers(), settings.publicationTopic());

@@ -28,13 +28,7 @@ class ShowcaseIT {
       Showcase.Result result;
       try (Pipeline pipeline = Pipeline.start(settings, Showcase.OVERRIDES)) {
         result =
-            new Showcase(
-                    pipeline,
-                    simulator,
-                    stack.dataSource(),
-                    settings.configDir(),
-                    Path.of("target", "showcase-it"),
-                    System.out)
+            new Showcase(pipeline, simulator, Path.of("target", "showcase-it"), System.out)
                 .run(intents, Duration.ofMinutes(4));
       }
 
