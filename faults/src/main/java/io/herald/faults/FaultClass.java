@@ -42,8 +42,8 @@ interface FaultClass {
 
   /**
    * Injects one fault and heals it before returning: every process of the pipeline runs again
-   * (restarted if the fault ended it, e.g. a relay that refused to start on purpose), for the
-   * runner fails the round at once, naming the process, when it finds one that has exited.
+   * (restarted if the fault ended it, e.g. a relay that refused to start on purpose). The runner
+   * fails the round at once, naming the process, when it finds one that has exited.
    *
    * @return a short description of the injection for the report, e.g. {@code "kill relay (down 1.2
    *     s)"}
