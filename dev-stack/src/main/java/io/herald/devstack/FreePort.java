@@ -9,8 +9,6 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.IntStream;
 
@@ -45,10 +43,11 @@ public final class FreePort {
   private static final int TRIES = 200;
   private static final Path RANGE = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
 
-  /** Every port this JVM has handed out: none is handed out twice. */
-  private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
-
-  /** The file whose byte {@code port} a JVM locks for each port it hands out. */
+  /**
+   * The file whose byte {@code port} a JVM locks for each port it hands out: the one record of the
+   * ports handed out, within this JVM (its lock table refuses a second lock on a byte) and among
+   * the user's JVMs (the kernel refuses another process's).
+   */
   static final Path CLAIMS =
       Path.of(
           Files.isDirectory(Path.of("/tmp")) ? "/tmp" : System.getProperty("java.io.tmpdir"),
@@ -63,16 +62,13 @@ public final class FreePort {
     return IntStream.range(0, count).map(i -> find()).toArray();
   }
 
-  /** One port, free now and not handed out before by this JVM. */
+  /** One port, free now and handed out before by no running JVM of this user, this one included. */
   public static int find() {
     int ephemeralStart = ephemeralStart();
     if (ephemeralStart - LOWEST >= MIN_ROOM) {
       for (int i = 0; i < TRIES; i++) {
         int candidate = ThreadLocalRandom.current().nextInt(LOWEST, ephemeralStart);
-        if (!HANDED_OUT.contains(candidate)
-            && bindable(candidate)
-            && HANDED_OUT.add(candidate)
-            && claim(candidate)) {
+        if (bindable(candidate) && claim(candidate)) {
           return candidate;
         }
       }
@@ -84,25 +80,20 @@ public final class FreePort {
       } catch (IOException e) {
         throw new UncheckedIOException("no free TCP port on the loopback interface", e);
       }
-      if (HANDED_OUT.add(picked) && claim(picked)) {
+      if (claim(picked)) {
         return picked;
       }
     }
     throw new IllegalStateException(
-        "no TCP port on the loopback interface that this JVM has not handed out already ("
-            + HANDED_OUT.size()
-            + " handed out)");
+        "no TCP port on the loopback interface that no JVM of this user has claimed in " + CLAIMS);
   }
 
-  /**
-   * Claims {@code port} for this JVM among the user's JVMs; false if another holds it (it stays in
-   * this JVM's handed-out set all the same: the other JVM's server will have it).
-   */
+  /** Claims {@code port} for this JVM; false if this JVM or another of the user's holds it. */
   static boolean claim(int port) {
     try {
       return CLAIMED.tryLock(port, 1, false) != null;
     } catch (OverlappingFileLockException e) {
-      // This JVM holds it already; find() never asks twice, so only a direct caller gets here.
+      // This JVM handed it out before: its own lock on the byte.
       return false;
     } catch (IOException e) {
       throw new UncheckedIOException("claiming port " + port + " in " + CLAIMS + " failed", e);

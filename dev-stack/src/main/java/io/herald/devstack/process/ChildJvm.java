@@ -304,17 +304,15 @@ public final class ChildJvm implements AutoCloseable {
   /**
    * Polls {@code health} until it answers 200.
    *
-   * @throws IllegalStateException if the child exits first or is not healthy within {@code
-   *     timeout}; the message names the last answer and the log file
+   * @throws Exited if the child exits first
+   * @throws IllegalStateException if it is not healthy within {@code timeout}; the message names
+   *     the last answer and the log file
    */
   public void awaitHealthy(URI health, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     String lastAnswer = "no answer";
     while (System.nanoTime() < deadline) {
-      if (!process.isAlive()) {
-        throw new IllegalStateException(
-            name + " exited with code " + process.exitValue() + " while starting; see " + log);
-      }
+      requireAlive();
       try {
         HttpResponse<String> response =
             HTTP.send(
