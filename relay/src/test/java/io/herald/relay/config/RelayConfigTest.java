@@ -189,7 +189,7 @@ class RelayConfigTest {
         RelayConfig.from(
             ConfigSource.of(shippedWith("relay.engine.debezium-patches", "false"), Map.of()));
 
-    assertThat(shipped.engine().get(property)).isEqualTo("5");
+    assertThat(shipped.engine().get(property)).isEqualTo("2");
     assertThat(lingering.engine().get(property)).isEqualTo("20");
     assertThat(stock.engine().get(property)).isNull();
     assertThat(refusal("relay.sink.linger", "2s"))
