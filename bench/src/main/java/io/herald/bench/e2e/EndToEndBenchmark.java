@@ -79,7 +79,7 @@ public final class EndToEndBenchmark implements Scenario {
     int saturation = bench.pick(20_000, 600);
     Duration latencyPhase = bench.pick(Duration.ofSeconds(60), Duration.ofSeconds(2));
     double probeBefore = PipelineBench.cpuProbeMillis();
-    StackContext stack = bench.stack();
+    StackContext stack = StackContext.create(EndToEndBenchmark.class);
     try (DestinationSimulator simulator = Showcase.startSimulator()) {
       PipelineSettings settings = PipelineBench.settings(stack, simulator, bench, "b5");
       try (Pipeline pipeline = Pipeline.start(settings, env);

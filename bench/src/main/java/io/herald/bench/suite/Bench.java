@@ -1,21 +1,19 @@
 package io.herald.bench.suite;
 
-import io.herald.devstack.StackContext;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 
 /**
- * What a scenario runs with: the embedded stack (one for the whole run), the mode, where its plots
- * go, and the progress line.
+ * What a scenario runs with: the mode, where its plots go, and the progress line. Each scenario
+ * takes a database of its own on the run's one embedded stack ({@code StackContext.create}).
  */
 public final class Bench {
 
   private final boolean quick;
   private final Path reportDir;
   private final PrintStream out;
-  private StackContext stack;
   private long lastProgressNanos;
 
   Bench(boolean quick, Path reportDir, PrintStream out) {
@@ -37,14 +35,6 @@ public final class Bench {
   /** The directory plots and the report go to (created). */
   public Path reportDir() {
     return reportDir;
-  }
-
-  /** The embedded PostgreSQL and Kafka, started on first use, stopped when the JVM exits. */
-  public synchronized StackContext stack() {
-    if (stack == null) {
-      stack = StackContext.create(Bench.class);
-    }
-    return stack;
   }
 
   /** A progress line: printed at most once a second unless {@code force}. */

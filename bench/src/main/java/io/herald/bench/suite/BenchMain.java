@@ -9,6 +9,7 @@ import io.herald.bench.relay.RelayServerLimitBenchmark;
 import io.herald.bench.writer.WriterPgbenchBenchmark;
 import io.herald.bench.writer.WriterSlotBenchmark;
 import io.herald.devstack.HeraldStack;
+import io.herald.devstack.PostgresServer;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,6 +20,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalDouble;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -179,8 +182,10 @@ public final class BenchMain implements Callable<Integer> {
       out.printf("%n== %s: %s%s%n", scenario.id(), scenario.title(), quick ? " (quick)" : "");
       long start = System.nanoTime();
       try {
+        PostgresServer postgres = HeraldStack.shared().postgres();
+        Set<String> before = ScenarioLeftovers.databases(postgres);
         if (pgStatements) {
-          PgStatements.reset(bench.stack().stack().postgres());
+          PgStatements.reset(postgres);
         }
         ScenarioResult result = scenario.run(bench);
         out.printf(
@@ -190,9 +195,13 @@ public final class BenchMain implements Callable<Integer> {
             result.plainTable());
         result.notes().forEach(note -> out.println("  " + note));
         if (pgStatements) {
-          PgStatements.print(bench.stack().stack().postgres(), STATEMENTS_SHOWN, out);
+          PgStatements.print(postgres, STATEMENTS_SHOWN, out);
         }
         results.add(result);
+        // Its rows would bring autovacuum into the next scenario's window (ScenarioLeftovers).
+        Set<String> created = new TreeSet<>(ScenarioLeftovers.databases(postgres));
+        created.removeAll(before);
+        bench.progress(scenario.id(), ScenarioLeftovers.drop(postgres, created), true);
       } catch (Exception e) {
         out.printf("%s failed: %s%n", scenario.id(), e);
         e.printStackTrace(out);
