@@ -2,10 +2,7 @@ package io.herald.devstack;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -19,17 +16,6 @@ final class ClassStackContext implements StackContext, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ClassStackContext.class);
   private static final AtomicInteger SEQUENCE = new AtomicInteger();
   private static final int MAX_IDENTIFIER = 63;
-  private static final Duration SLOT_DROP_TIMEOUT = Duration.ofSeconds(15);
-
-  // A slot in use cannot be dropped: end its session first, then drop what is no longer active.
-  private static final String TERMINATE_SLOT_READERS =
-      "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots"
-          + " WHERE database = ? AND active_pid IS NOT NULL";
-  private static final String DROP_INACTIVE_SLOTS =
-      "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots"
-          + " WHERE database = ? AND NOT active";
-  private static final String COUNT_SLOTS =
-      "SELECT count(*) FROM pg_replication_slots WHERE database = ?";
 
   private final HeraldStack stack;
   private final String token;
@@ -125,49 +111,11 @@ final class ClassStackContext implements StackContext, AutoCloseable {
   /** Drops the replication slots of this class's database so they stop retaining WAL. */
   @Override
   public void close() throws SQLException, InterruptedException {
-    long deadline = System.nanoTime() + SLOT_DROP_TIMEOUT.toNanos();
     try (Connection connection =
         DriverManager.getConnection(stack.postgres().jdbcUrl("postgres"), user(), password())) {
-      int before = count(connection);
-      while (true) {
-        execute(connection, TERMINATE_SLOT_READERS);
-        execute(connection, DROP_INACTIVE_SLOTS);
-        int left = count(connection);
-        if (left == 0) {
-          if (before > 0) {
-            LOG.info(
-                "dropped {} replication slot(s) of database {} at class end", before, database);
-          }
-          return;
-        }
-        if (System.nanoTime() > deadline) {
-          throw new IllegalStateException(
-              left
-                  + " replication slot(s) of database "
-                  + database
-                  + " still active after "
-                  + SLOT_DROP_TIMEOUT
-                  + "; a reader of the test class is still running");
-        }
-        // A terminated walsender releases its slot asynchronously, within milliseconds.
-        Thread.sleep(50);
-      }
-    }
-  }
-
-  private void execute(Connection connection, String sql) throws SQLException {
-    try (PreparedStatement statement = connection.prepareStatement(sql)) {
-      statement.setString(1, database);
-      statement.executeQuery().close();
-    }
-  }
-
-  private int count(Connection connection) throws SQLException {
-    try (PreparedStatement statement = connection.prepareStatement(COUNT_SLOTS)) {
-      statement.setString(1, database);
-      try (ResultSet rs = statement.executeQuery()) {
-        rs.next();
-        return rs.getInt(1);
+      int dropped = DatabaseSlots.drop(connection, database);
+      if (dropped > 0) {
+        LOG.info("dropped {} replication slot(s) of database {} at class end", dropped, database);
       }
     }
   }

@@ -68,6 +68,32 @@ public interface PostgresServer {
     }
   }
 
+  /**
+   * Drops a database {@link #createDatabase} made, with its replication slots (their readers are
+   * ended first) and the sessions still open on it; returns how many slots it had. No-op for a
+   * database that does not exist.
+   *
+   * @throws IllegalArgumentException if the name is not a plain lower-case identifier, or is {@code
+   *     postgres}
+   * @throws IllegalStateException if the server refuses, or a slot's reader keeps it active
+   */
+  default int dropDatabase(String name) {
+    if (name == null || !DATABASE_NAME.matcher(name).matches() || name.equals("postgres")) {
+      throw new IllegalArgumentException(
+          "not a database createDatabase makes: '" + name + "' (" + DATABASE_NAME + ")");
+    }
+    try (Connection connection =
+        DriverManager.getConnection(jdbcUrl("postgres"), user(), password())) {
+      return DatabaseSlots.dropDatabase(connection, name);
+    } catch (SQLException e) {
+      throw new IllegalStateException(
+          "dropping database '" + name + "' on " + jdbcUrl("postgres") + " failed", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while dropping database '" + name + "'", e);
+    }
+  }
+
   /** The server version as PostgreSQL reports it (e.g. {@code 17.7}). */
   default String version() {
     try (Connection connection =

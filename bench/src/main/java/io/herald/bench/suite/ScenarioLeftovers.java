@@ -6,14 +6,9 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
-import org.awaitility.Awaitility;
 
 /**
  * Drops what a finished scenario leaves on the run's one PostgreSQL: the databases it created and
@@ -33,20 +28,6 @@ final class ScenarioLeftovers {
 
   private static final String DATABASES =
       "SELECT datname FROM pg_database WHERE NOT datistemplate ORDER BY datname";
-
-  // A slot in use cannot be dropped: end its reader's session first.
-  private static final String TERMINATE_SLOT_READERS =
-      "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots"
-          + " WHERE database = ? AND active_pid IS NOT NULL";
-
-  private static final String ACTIVE_SLOTS =
-      "SELECT count(*) FROM pg_replication_slots WHERE database = ? AND active";
-
-  private static final String SLOTS =
-      "SELECT count(*) FROM pg_replication_slots WHERE database = ?";
-
-  /** A terminated walsender releases its slot within milliseconds; this bounds a stuck one. */
-  private static final Duration SLOT_RELEASE = Duration.ofSeconds(15);
 
   private ScenarioLeftovers() {}
 
@@ -71,55 +52,24 @@ final class ScenarioLeftovers {
   }
 
   /**
-   * Drops the databases named, each with its replication slots (PostgreSQL drops a database's
-   * inactive logical slots with it; their readers are ended first), and says what it dropped.
+   * Drops the databases named, each with its replication slots and open sessions ({@link
+   * PostgresServer#dropDatabase}), and says what it dropped.
    *
-   * @param names databases a finished scenario created, plain identifiers as the stack creates them
+   * @param names databases a finished scenario created
    * @throws IllegalArgumentException if a name is not one the stack could have created
    * @throws IllegalStateException if a database cannot be dropped; the next scenario would measure
    *     beside its leftovers
    */
   static String drop(PostgresServer postgres, Set<String> names) {
-    for (String name : names) {
-      if (!PostgresServer.DATABASE_NAME.matcher(name).matches() || name.equals("postgres")) {
-        throw new IllegalArgumentException(
-            "not a database a scenario created: '"
-                + name
-                + "' ("
-                + PostgresServer.DATABASE_NAME
-                + ")");
-      }
-    }
     long start = System.nanoTime();
     int slots = 0;
-    List<String> dropped = new ArrayList<>();
-    try (Connection connection = connect(postgres)) {
-      for (String database : new TreeSet<>(names)) {
-        slots += count(connection, SLOTS, database);
-        releaseSlots(connection, database);
-        try (Statement statement = connection.createStatement()) {
-          // Identifiers cannot be bind parameters; the name matched DATABASE_NAME above. FORCE
-          // ends the sessions a finished scenario's pools may still hold open.
-          statement.execute("DROP DATABASE IF EXISTS \"" + database + "\" WITH (FORCE)");
-        }
-        dropped.add(database);
-      }
-    } catch (SQLException e) {
-      throw new IllegalStateException(
-          "dropping the databases "
-              + names
-              + " on "
-              + postgres.jdbcUrl("postgres")
-              + " failed after "
-              + dropped
-              + ", SQLState "
-              + e.getSQLState(),
-          e);
+    for (String database : new TreeSet<>(names)) {
+      slots += postgres.dropDatabase(database);
     }
     return String.format(
         Locale.ROOT,
         "dropped its %d database(s), with %d replication slot(s), in %.1f s",
-        dropped.size(),
+        names.size(),
         slots,
         (System.nanoTime() - start) / 1e9);
   }
@@ -127,27 +77,5 @@ final class ScenarioLeftovers {
   private static Connection connect(PostgresServer postgres) throws SQLException {
     return DriverManager.getConnection(
         postgres.jdbcUrl("postgres"), postgres.user(), postgres.password());
-  }
-
-  private static void releaseSlots(Connection connection, String database) throws SQLException {
-    try (PreparedStatement statement = connection.prepareStatement(TERMINATE_SLOT_READERS)) {
-      statement.setString(1, database);
-      statement.executeQuery().close();
-    }
-    Awaitility.await("the slots of database " + database + " released by their readers")
-        .atMost(SLOT_RELEASE)
-        .pollDelay(Duration.ZERO)
-        .pollInterval(Duration.ofMillis(50))
-        .until(() -> count(connection, ACTIVE_SLOTS, database) == 0);
-  }
-
-  private static int count(Connection connection, String sql, String database) throws SQLException {
-    try (PreparedStatement statement = connection.prepareStatement(sql)) {
-      statement.setString(1, database);
-      try (ResultSet rows = statement.executeQuery()) {
-        rows.next();
-        return rows.getInt(1);
-      }
-    }
   }
 }
