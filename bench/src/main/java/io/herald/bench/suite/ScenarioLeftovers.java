@@ -2,7 +2,6 @@ package io.herald.bench.suite;
 
 import io.herald.devstack.PostgresServer;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -33,7 +32,7 @@ final class ScenarioLeftovers {
 
   /** The names of the server's databases, templates left out. */
   static Set<String> databases(PostgresServer postgres) {
-    try (Connection connection = connect(postgres);
+    try (Connection connection = postgres.dataSource("postgres").getConnection();
         PreparedStatement statement = connection.prepareStatement(DATABASES);
         ResultSet rows = statement.executeQuery()) {
       Set<String> names = new TreeSet<>();
@@ -72,10 +71,5 @@ final class ScenarioLeftovers {
         names.size(),
         slots,
         (System.nanoTime() - start) / 1e9);
-  }
-
-  private static Connection connect(PostgresServer postgres) throws SQLException {
-    return DriverManager.getConnection(
-        postgres.jdbcUrl("postgres"), postgres.user(), postgres.password());
   }
 }
